@@ -1,0 +1,1 @@
+"""cfmodel: declarative infrastructure configuration models, the model-driven way."""

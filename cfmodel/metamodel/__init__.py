@@ -1,0 +1,1 @@
+"""Fixed metamodels (PyEcore) and helpers that build derived domain EPackages."""

@@ -1,0 +1,1 @@
+"""Serializers: one module per format, each able to write and read."""

@@ -1,0 +1,1 @@
+"""Model-to-model transforms: one module per pipeline step."""
