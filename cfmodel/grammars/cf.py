@@ -1,0 +1,663 @@
+"""Parse `.cf` text into the syntax tree of `cfmodel.grammars.nodes`.
+
+Input: source text and the file name to report. Output: a `nodes.Module` whose every
+node carries a 1-based span. Guarantees: the textX model is not kept; names are not
+resolved (that is the resolve pass); binary operators have their precedence applied.
+Errors: `CfSyntaxError` with code ``syntax`` (grammar), ``fstring``, ``call``,
+``constructor``, ``query`` or ``is-defined`` (constructs the grammar admits but the
+language does not). Syntax errors stop at the first one in a file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import gc
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from textx import TextXSyntaxError, metamodel_from_file
+
+from cfmodel.errors import CfSyntaxError, Span
+from cfmodel.grammars import nodes
+from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
+
+GRAMMAR = Path(__file__).with_name("cf.tx")
+
+# Comments are blanked (same length, newlines kept) so that positions stay exact and the
+# grammar needs no comment rule. Strings and `matching /regex/` are skipped over whole.
+_COMMENT_OR_PROTECTED = re.compile(
+    r"""(matching\s+/(?:[^/\\\n]|\\.)+/"""
+    r"""|[fr]?(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))"""
+    r"""|(\#[^\n]*|//[^\n]*)"""
+)
+
+# Binding power of binary operators (higher binds tighter), as in the reference compiler.
+_BINDING_POWER = {
+    "or": 1,
+    "and": 2,
+    "==": 3,
+    "!=": 3,
+    "<": 3,
+    ">": 3,
+    "<=": 3,
+    ">=": 3,
+    "is": 3,
+    "+": 4,
+    "-": 4,
+    "*": 5,
+    "/": 5,
+    "%": 5,
+    "**": 6,
+    "in": 8,
+    "not in": 8,
+}
+_NOT_BINDING_POWER = 7  # `not x in y` is `not (x in y)`; `not x == y` is `(not x) == y`
+_KEYWORD_LITERALS: dict[str, bool | None] = {"true": True, "false": False, "null": None}
+
+
+@functools.cache
+def _metamodel() -> Any:
+    return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True)
+
+
+def blank_comments(text: str) -> str:
+    """Replace comments by spaces, keeping every other character where it was."""
+    if "#" not in text and "//" not in text:
+        return text
+    return _COMMENT_OR_PROTECTED.sub(_blank, text)
+
+
+def _blank(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1) is not None else " " * len(match.group(0))
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # Building many small objects triggers the cyclic collector over and over while
+    # nothing can be garbage yet; pausing it saves a third of the parse time.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def parse_str(text: str, file: str = "<string>") -> nodes.Module:
+    """Parse *text* as the contents of *file*.
+
+    Raises:
+        CfSyntaxError: the text is not valid `.cf` (the first problem found).
+    """
+    with _gc_paused():
+        try:
+            model = _metamodel().model_from_str(blank_comments(text))
+        except TextXSyntaxError as error:
+            raise _syntax_error(error, text, file) from None
+        except RecursionError:
+            raise CfSyntaxError("the file nests too deeply to parse", Span(file, 1, 1, 1, 1)) from None
+        return _Builder(text, file).module(model)
+
+
+# ---------------------------------------------------------------- syntax errors
+
+_FRIENDLY = {
+    "Identifier": "a name",
+    "NsName": "a name",
+    "ClassName": "an entity name",
+    "Atom": "a value",
+    "String": "a string",
+    "DocString": "a docstring",
+    "INTNUM": "an integer",
+    "Regex": "a /regex/",
+    "BinaryOperator": "an operator",
+    "AssignOp": "'=' or '+='",
+    "AssignEq": "'='",
+    "RelationArrow": "'--'",
+    "NotKw": "'not'",
+    "UndefKw": "'undef'",
+    "ParentsKw": "'parents'",
+    "RootKw": "'root'",
+    "MatchingKw": "'matching'",
+    "IsDefined": "'is defined'",
+}
+
+
+def _describe_expected(rule: Any) -> str:
+    name = getattr(rule, "rule_name", "") or ""
+    if name in _FRIENDLY:
+        return _FRIENDLY[name]
+    to_match = getattr(rule, "to_match", None)
+    if isinstance(to_match, str) and not hasattr(rule, "regex"):
+        return f"'{to_match}'"
+    return name or "something else"
+
+
+def _syntax_error(error: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
+    line, col = error.line, error.col
+    offset = _offset_of(text, line, col)
+    found = _token_at(text, offset)
+    expected = sorted({_describe_expected(r) for r in (error.expected_rules or [])})
+    message = f"unexpected {found}"
+    if expected:
+        message += f" (expected {_join_alternatives(expected)})"
+    end_col = col + (len(found) - 2 if found.startswith("'") else 1)
+    return CfSyntaxError(message, Span(file, line, col, line, end_col), "syntax")
+
+
+def _join_alternatives(items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _offset_of(text: str, line: int, col: int) -> int:
+    offset = 0
+    for _ in range(line - 1):
+        offset = text.index("\n", offset) + 1
+    return offset + col - 1
+
+
+_TOKEN = re.compile(r"[A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*|[0-9]+|\S")
+
+
+def _token_at(text: str, offset: int) -> str:
+    if offset >= len(text.rstrip()):
+        return "end of file"
+    match = _TOKEN.match(text, offset)
+    if match is None:
+        return "end of line" if text[offset] == "\n" else "whitespace"
+    return f"'{match.group(0)}'"
+
+
+# ---------------------------------------------------------------- tree building
+
+
+def _kind(obj: Any) -> str:
+    return type(obj).__name__
+
+
+class _Builder:
+    """Turns one textX model into `nodes`, computing spans from character offsets."""
+
+    def __init__(self, text: str, file: str) -> None:
+        self.text = text
+        self.file = file
+        self.line_starts = [0]
+        self.line_starts.extend(m.end() for m in re.finditer("\n", text))
+
+    # -- positions
+
+    def span_of(self, start: int, end: int) -> Span:
+        starts = self.line_starts
+        line = bisect.bisect_right(starts, start)
+        end_line = bisect.bisect_right(starts, end, lo=line - 1) if end > start else line
+        return Span(self.file, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
+
+    def span(self, obj: Any) -> Span:
+        return self.span_of(obj._tx_position, obj._tx_position_end)
+
+    def name_after(self, text: str, offset: int) -> nodes.Name:
+        """The name *text* as written at or after *offset* (textX keeps no position for tokens)."""
+        start = self._find_word(text, offset)
+        return nodes.Name(text, self.span_of(start, start + len(text)))
+
+    def _find_word(self, word: str, offset: int) -> int:
+        pattern = re.compile(r"(?<![\w:-])" + re.escape(word) + r"(?![\w-])")
+        match = pattern.search(self.text, offset)
+        return match.start() if match else offset
+
+    def doc(self, raw: str | None) -> str | None:
+        if raw is None:
+            return None
+        return decode_escapes(split_literal(raw)[1])
+
+    # -- module and definitions
+
+    def module(self, model: Any) -> nodes.Module:
+        statements = [self.top_statement(s) for s in model.statements]
+        doc = None
+        if statements and isinstance(statements[0], nodes.ExpressionStatement):
+            first = statements[0].value
+            if isinstance(first, nodes.Literal) and isinstance(first.value, str):
+                if self.text.lstrip().startswith(('"""', "'''")):
+                    doc = first.value
+        return nodes.Module(self.file, doc, statements)
+
+    def top_statement(self, obj: Any) -> nodes.TopStatement:
+        method = getattr(self, "build_" + _kind(obj))
+        result: nodes.TopStatement = method(obj)
+        return result
+
+    def statements(self, objs: list[Any]) -> list[nodes.Statement]:
+        result: list[nodes.Statement] = [getattr(self, "build_" + _kind(o))(o) for o in objs]
+        return result
+
+    def build_Import(self, obj: Any) -> nodes.Import:  # noqa: N802
+        start = obj._tx_position
+        name = self.name_after(obj.name, start + len("import"))
+        alias = self.name_after(obj.alias, self._end_offset(name)) if obj.alias else None
+        return nodes.Import(name, alias, self.span(obj))
+
+    def _end_offset(self, name: nodes.Name) -> int:
+        return self.line_starts[name.span.end_line - 1] + name.span.end_col - 1
+
+    def build_Entity(self, obj: Any) -> nodes.Entity:  # noqa: N802
+        name = self.name_after(obj.name, obj._tx_position + len("entity"))
+        offset = self._end_offset(name)
+        parents = []
+        for parent in obj.parents:
+            parents.append(self.name_after(parent, offset))
+            offset = self._end_offset(parents[-1])
+        attributes = [self.attribute(a) for a in obj.attributes]
+        return nodes.Entity(name, parents, self.doc(obj.doc), attributes, self.span(obj))
+
+    def attribute(self, obj: Any) -> nodes.Attribute:
+        type_obj = obj.type
+        type_name = self.name_after(type_obj.base, type_obj._tx_position)
+        type_ref = nodes.TypeRef(type_name, bool(type_obj.multi), bool(type_obj.nullable), self.span(type_obj))
+        name = self.name_after(obj.name, type_obj._tx_position_end)
+        default: nodes.Expression | nodes.Undef | None = None
+        if obj.default is not None:
+            if _kind(obj.default) == "Undef":
+                default = nodes.Undef(self.span(obj.default))
+            else:
+                default = self.expression(obj.default)
+        return nodes.Attribute(type_ref, name, default, self.span(obj))
+
+    def multiplicity(self, obj: Any) -> nodes.Multiplicity:
+        lower = int(obj.lower) if obj.lower else 0
+        if obj.range:
+            upper = int(obj.upper) if obj.upper else None
+        else:
+            upper = lower
+        return nodes.Multiplicity(lower, upper, self.span(obj))
+
+    def build_Relation(self, obj: Any) -> nodes.Relation:  # noqa: N802
+        left_entity = self.name_after(obj.left, obj._tx_position)
+        left_name = self.name_after(obj.left_name, self._end_offset(left_entity))
+        left = nodes.RelationEnd(left_entity, left_name, self.multiplicity(obj.left_multi))
+        annotations = [self.expression(a) for a in obj.annotations]
+        after = obj.left_multi._tx_position_end
+        if obj.annotations:
+            after = obj.annotations[-1]._tx_position_end
+        right_entity = self.name_after(obj.right, after)
+        right_name = None
+        right_multi = None
+        if obj.right_name:
+            right_name = self.name_after(obj.right_name, self._end_offset(right_entity))
+            right_multi = self.multiplicity(obj.right_multi)
+        right = nodes.RelationEnd(right_entity, right_name, right_multi)
+        arrow = obj.arrow or "--"
+        return nodes.Relation(left, right, arrow, annotations, False, self.doc(obj.doc), self.span(obj))
+
+    def build_OldRelation(self, obj: Any) -> nodes.Relation:  # noqa: N802
+        # `File file [1:] -- [1] Service service`: the name and multiplicity written next to
+        # an entity belong to the *other* end (the property on the opposite entity).
+        left_entity = self.name_after(obj.left, obj._tx_position)
+        left_role = self.name_after(obj.left_name, self._end_offset(left_entity))
+        right_entity = self.name_after(obj.right, obj.right_multi._tx_position_end)
+        right_role = self.name_after(obj.right_name, self._end_offset(right_entity))
+        left = nodes.RelationEnd(left_entity, right_role, self.multiplicity(obj.right_multi))
+        right = nodes.RelationEnd(right_entity, left_role, self.multiplicity(obj.left_multi))
+        return nodes.Relation(left, right, obj.arrow, [], True, self.doc(obj.doc), self.span(obj))
+
+    def build_Implementation(self, obj: Any) -> nodes.Implementation:  # noqa: N802
+        name = self.name_after(obj.name, obj._tx_position + len("implementation"))
+        entity = self.name_after(obj.entity, self._end_offset(name)) if obj.entity else None
+        statements = self.statements(obj.statements)
+        return nodes.Implementation(name, entity, self.doc(obj.doc), statements, self.span(obj))
+
+    def build_Implement(self, obj: Any) -> nodes.Implement:  # noqa: N802
+        entity = self.name_after(obj.entity, obj._tx_position + len("implement"))
+        offset = self._end_offset(entity)
+        names: list[nodes.Name] = []
+        using_parents = False
+        for target in obj.implementations:
+            if target.parents:
+                using_parents = True
+                continue
+            names.append(self.name_after(target.name, offset))
+            offset = self._end_offset(names[-1])
+        condition = self.expression(obj.condition) if obj.condition is not None else None
+        return nodes.Implement(entity, names, using_parents, condition, self.doc(obj.doc), self.span(obj))
+
+    def build_Typedef(self, obj: Any) -> nodes.Typedef:  # noqa: N802
+        name = self.name_after(obj.name, obj._tx_position + len("typedef"))
+        doc = self.doc(obj.doc)
+        if obj.constructor is not None:
+            constructor = self.constructor_node(obj.constructor)
+            return nodes.Typedef(name, None, None, None, constructor, doc, self.span(obj))
+        base = self.name_after(obj.base, self._end_offset(name) + 1)
+        regex = None
+        condition = None
+        if obj.regex:
+            start = self.text.index(obj.regex, self._end_offset(base))
+            regex = nodes.Regex(obj.regex[1:-1], self.span_of(start, start + len(obj.regex)))
+            self._check_regex(regex)
+        else:
+            condition = self.expression(obj.condition)
+        return nodes.Typedef(name, base, regex, condition, None, doc, self.span(obj))
+
+    def _check_regex(self, regex: nodes.Regex) -> None:
+        try:
+            re.compile(regex.pattern)
+        except re.error as error:
+            raise CfSyntaxError(f"invalid regex /{regex.pattern}/: {error}", regex.span, "regex") from None
+
+    def constructor_node(self, obj: Any) -> nodes.Constructor:
+        entity = self.name_after(obj.name, obj._tx_position)
+        span = self.span(obj)
+        positional, keywords, wrapped = self.arguments(obj.arguments)
+        if positional:
+            raise CfSyntaxError(
+                f"constructor {entity.text}(...) takes keyword arguments only (like name=value)",
+                positional[0].span,
+                "constructor",
+            )
+        return nodes.Constructor(entity, keywords, wrapped, span)
+
+    def build_Index(self, obj: Any) -> nodes.Index:  # noqa: N802
+        entity = self.name_after(obj.entity, obj._tx_position + len("index"))
+        offset = self._end_offset(entity)
+        attributes = []
+        for attribute in obj.attributes:
+            attributes.append(self.name_after(attribute, offset))
+            offset = self._end_offset(attributes[-1])
+        return nodes.Index(entity, attributes, self.span(obj))
+
+    def build_Enum(self, obj: Any) -> nodes.Enum:  # noqa: N802
+        name = self.name_after(obj.name, obj._tx_position + len("enum"))
+        offset = self._end_offset(name)
+        parent = None
+        if obj.parent_value:
+            parent = self._string_literal(obj.parent_value, offset)
+            offset = self._end_offset_of_span(parent.span)
+        values = []
+        for value in obj.values:
+            literal = self._string_literal(value, offset)
+            values.append(literal)
+            offset = self._end_offset_of_span(literal.span)
+        return nodes.Enum(name, parent, values, self.span(obj))
+
+    def _end_offset_of_span(self, span: Span) -> int:
+        return self.line_starts[span.end_line - 1] + span.end_col - 1
+
+    def _string_literal(self, token: str, offset: int) -> nodes.Literal:
+        start = self.text.index(token, offset)
+        node = build_string(token, start, self.span_of)
+        if not isinstance(node, nodes.Literal):
+            raise CfSyntaxError("a plain string is expected here", node.span, "syntax")
+        return node
+
+    # -- statements
+
+    def build_For(self, obj: Any) -> nodes.For:  # noqa: N802
+        variable = self.name_after(obj.variable, obj._tx_position + len("for"))
+        iterable = self.expression(obj.iterable)
+        return nodes.For(variable, iterable, self.statements(obj.statements), self.span(obj))
+
+    def build_If(self, obj: Any) -> nodes.If:  # noqa: N802
+        first_end = obj.statements[-1]._tx_position_end if obj.statements else obj.condition._tx_position_end
+        branches = [
+            nodes.IfBranch(
+                self.expression(obj.condition),
+                self.statements(obj.statements),
+                self.span_of(obj._tx_position, first_end),
+            )
+        ]
+        for elif_ in obj.elifs:
+            branches.append(
+                nodes.IfBranch(self.expression(elif_.condition), self.statements(elif_.statements), self.span(elif_))
+            )
+        else_statements = None
+        if "else" in self.text[obj._tx_position : obj._tx_position_end] and self._has_else(obj):
+            else_statements = self.statements(obj.else_statements)
+        return nodes.If(branches, else_statements, self.span(obj))
+
+    def _has_else(self, obj: Any) -> bool:
+        # textX gives an empty list for both "no else" and "empty else": look at the text.
+        last = obj.elifs[-1] if obj.elifs else None
+        after = last._tx_position_end if last is not None else (
+            obj.statements[-1]._tx_position_end if obj.statements else obj.condition._tx_position_end
+        )
+        if obj.else_statements:
+            return True
+        tail = self.text[after : obj._tx_position_end]
+        return re.match(r"\s*:?\s*else\s*:", tail) is not None
+
+    def build_Include(self, obj: Any) -> nodes.Include:  # noqa: N802
+        name = self.name_after(obj.implementation, obj._tx_position + len("include"))
+        return nodes.Include(name, self.span(obj))
+
+    def build_Assignment(self, obj: Any) -> nodes.Assignment:  # noqa: N802
+        target = self.target(obj.target)
+        value = self.expression(obj.value)
+        anonymous = self.statements(obj.anonymous.statements) if obj.anonymous is not None else None
+        self._check_anonymous(anonymous, value)
+        return nodes.Assignment(target, value, obj.operator == "+=", anonymous, self.span(obj))
+
+    def build_ExpressionStatement(self, obj: Any) -> nodes.ExpressionStatement:  # noqa: N802
+        value = self.expression(obj.value)
+        anonymous = self.statements(obj.anonymous.statements) if obj.anonymous is not None else None
+        self._check_anonymous(anonymous, value)
+        return nodes.ExpressionStatement(value, anonymous, self.span(obj))
+
+    def _check_anonymous(self, anonymous: list[nodes.Statement] | None, value: nodes.Expression) -> None:
+        if anonymous is not None and not isinstance(value, nodes.Constructor):
+            raise CfSyntaxError(
+                "an anonymous implementation block (':' ... 'end') can only follow a constructor",
+                value.span,
+                "syntax",
+            )
+
+    def target(self, obj: Any) -> nodes.Expression:
+        start = obj._tx_position
+        name = self.name_after(obj.name, start)
+        expr: nodes.Expression = nodes.Reference(name, name.span)
+        offset = self._end_offset(name)
+        for attribute in obj.attributes:
+            member = self.name_after(attribute, offset)
+            offset = self._end_offset(member)
+            expr = nodes.AttributeAccess(expr, member, self.span_of(start, offset))
+        return expr
+
+    # -- expressions
+
+    def expression(self, obj: Any) -> nodes.Expression:
+        operands = [self.operand(obj.first)]
+        operators = []
+        for tail in obj.rest:
+            operators.append(" ".join(tail.operator.split()))  # `not   in` -> `not in`
+            operands.append(self.operand(tail.operand))
+        if operators:
+            climber = _PrecedenceClimber(operands, operators)
+            result = climber.parse(0)
+        else:
+            result = _apply_negations(operands[0])
+        if obj.question:
+            then = self.expression(obj.then)
+            otherwise = self.expression(obj.otherwise)
+            result = nodes.Conditional(result, then, otherwise, self.span(obj))
+        return result
+
+    def operand(self, obj: Any) -> _Operand:
+        """(number of `not`, the postfix expression, the span where the operand starts)."""
+        expr = self.primary(obj.primary)
+        start = obj.primary._tx_position
+        for trailer in obj.trailers:
+            expr = self.trailer(expr, trailer, start)
+        if obj.defined:
+            if not isinstance(expr, nodes.Reference | nodes.AttributeAccess | nodes.MapLookup):
+                raise CfSyntaxError(
+                    "'is defined' applies to a variable, an attribute or a dict lookup", expr.span, "is-defined"
+                )
+            expr = nodes.IsDefined(expr, self.span_of(start, obj._tx_position_end))
+        return (len(obj.negations), expr, self.span_of(obj._tx_position, obj._tx_position))
+
+    def primary(self, obj: Any) -> nodes.Expression:
+        if obj.atom:
+            return self.atom(obj.atom, obj._tx_position)
+        nested = obj.nested
+        method = getattr(self, "build_" + _kind(nested))
+        result: nodes.Expression = method(nested)
+        return result
+
+    def atom(self, token: str, start: int) -> nodes.Expression:
+        first = token[0]
+        span = self.span_of(start, start + len(token))
+        if first in "\"'" or (first in "fr" and len(token) > 1 and token[1] in "\"'"):
+            return build_string(token, start, self.span_of)
+        if first.isdigit() or first in "-.":
+            return nodes.Literal(_number(token), span)
+        if token in _KEYWORD_LITERALS:
+            return nodes.Literal(_KEYWORD_LITERALS[token], span)
+        name = nodes.Name(token, span)
+        return nodes.Reference(name, span)
+
+    def build_Parenthesized(self, obj: Any) -> nodes.Expression:  # noqa: N802
+        return self.expression(obj.value)
+
+    def build_ListExpression(self, obj: Any) -> nodes.Expression:  # noqa: N802
+        items = [self.expression(i) for i in obj.items]
+        span = self.span(obj)
+        if obj.comprehension is None:
+            return nodes.ListLiteral(items, span)
+        if len(items) != 1 or obj.comma:
+            raise CfSyntaxError(
+                "a list comprehension has exactly one value before 'for'", span, "syntax"
+            )
+        loops = [
+            nodes.ComprehensionFor(
+                self.name_after(loop.variable, loop._tx_position + len("for")), self.expression(loop.iterable)
+            )
+            for loop in obj.comprehension.loops
+        ]
+        guards = [self.expression(g.condition) for g in obj.comprehension.guards]
+        return nodes.ListComprehension(items[0], loops, guards, span)
+
+    def build_Dict(self, obj: Any) -> nodes.Expression:  # noqa: N802
+        pairs: list[tuple[str, nodes.Expression]] = []
+        for pair in obj.pairs:
+            key = build_string(pair.key, pair._tx_position, self.span_of)
+            if not isinstance(key, nodes.Literal) or not isinstance(key.value, str):
+                raise CfSyntaxError("dict keys are plain strings", key.span, "syntax")
+            pairs.append((key.value, self.expression(pair.value)))
+        return nodes.DictLiteral(pairs, self.span(obj))
+
+    def trailer(self, expr: nodes.Expression, obj: Any, start: int) -> nodes.Expression:
+        span = self.span_of(start, obj._tx_position_end)
+        kind = _kind(obj)
+        if kind == "Member":
+            name = self.name_after(obj.name, obj._tx_position + 1)
+            return nodes.AttributeAccess(expr, name, span)
+        if kind == "CallArguments":
+            return self.call(expr, obj, span)
+        # Subscript: `[k=v]` is a query, `[expr]` a dict lookup
+        if obj.key is not None:
+            return nodes.MapLookup(expr, self.expression(obj.key), span)
+        arguments = [self.keyword_argument(a) for a in obj.arguments]
+        if isinstance(expr, nodes.Reference) and _is_entity_name(expr.name.text):
+            return nodes.IndexQuery(expr.name, arguments, span)
+        if isinstance(expr, nodes.AttributeAccess):
+            return nodes.SelectorQuery(expr.target, expr.name, arguments, span)
+        raise CfSyntaxError(
+            "a query [name=value] applies to an entity (Entity[k=v]) or a relation (x.rel[k=v])",
+            span,
+            "query",
+        )
+
+    def call(self, expr: nodes.Expression, obj: Any, span: Span) -> nodes.Expression:
+        if not isinstance(expr, nodes.Reference):
+            raise CfSyntaxError(
+                "only a plugin (ns::name(...)) or an entity (Entity(...)) can be called", expr.span, "call"
+            )
+        positional, keywords, wrapped = self.arguments(obj.arguments)
+        name = expr.name
+        if _is_entity_name(name.text):
+            if positional:
+                raise CfSyntaxError(
+                    f"constructor {name.text}(...) takes keyword arguments only (like name=value)",
+                    positional[0].span,
+                    "constructor",
+                )
+            return nodes.Constructor(name, keywords, wrapped, span)
+        return nodes.FunctionCall(name, positional, keywords, wrapped, span)
+
+    def arguments(
+        self, objs: list[Any]
+    ) -> tuple[list[nodes.Expression], list[nodes.KeywordArgument], list[nodes.Expression]]:
+        positional: list[nodes.Expression] = []
+        keywords: list[nodes.KeywordArgument] = []
+        wrapped: list[nodes.Expression] = []
+        for argument in objs:
+            kind = _kind(argument)
+            if kind == "KeywordArgument":
+                keywords.append(self.keyword_argument(argument))
+            elif kind == "KwargsArgument":
+                wrapped.append(self.expression(argument.value))
+            else:
+                if keywords or wrapped:
+                    raise CfSyntaxError(
+                        "a positional argument cannot follow keyword arguments",
+                        self.span(argument),
+                        "call",
+                    )
+                positional.append(self.expression(argument.value))
+        return positional, keywords, wrapped
+
+    def keyword_argument(self, obj: Any) -> nodes.KeywordArgument:
+        name = self.name_after(obj.name, obj._tx_position)
+        return nodes.KeywordArgument(name, self.expression(obj.value), self.span(obj))
+
+
+def _is_entity_name(name: str) -> bool:
+    return name.rpartition("::")[2][:1].isupper()
+
+
+def _number(token: str) -> int | float:
+    if any(c in token for c in ".eE"):
+        return float(token)
+    return int(token)
+
+
+_Operand = tuple[int, nodes.Expression, Span]
+
+
+def _apply_negations(operand: _Operand) -> nodes.Expression:
+    count, expr, start = operand
+    for _ in range(count):
+        expr = nodes.Not(expr, start.merge(expr.span))
+    return expr
+
+
+class _PrecedenceClimber:
+    """Applies binding powers to a flat ``operand (operator operand)*`` list."""
+
+    def __init__(self, operands: list[_Operand], operators: list[str]) -> None:
+        self.operands = operands
+        self.operators = operators
+        self.position = 0  # index of the next operand
+
+    def parse(self, min_power: int) -> nodes.Expression:
+        negations, left, start = self.operands[self.position]
+        self.position += 1
+        if negations:
+            # `not` takes the operand together with everything that binds tighter than it
+            left = _apply_negations((negations, self._continue(left, _NOT_BINDING_POWER + 1), start))
+        return self._continue(left, min_power)
+
+    def _continue(self, left: nodes.Expression, min_power: int) -> nodes.Expression:
+        while self.position - 1 < len(self.operators):
+            operator = self.operators[self.position - 1]
+            power = _BINDING_POWER[operator]
+            if power < min_power:
+                break
+            right = self.parse(power + 1)  # all binary operators are left-associative
+            left = nodes.BinaryOperation(operator, left, right, left.span.merge(right.span))
+        return left
