@@ -128,26 +128,115 @@ _FRIENDLY = {
 }
 
 
+_STATEMENT_STARTS = {
+    "'import'",
+    "'entity'",
+    "'implementation'",
+    "'implement'",
+    "'typedef'",
+    "'index'",
+    "'enum'",
+    "'for'",
+    "'if'",
+    "'include'",
+    "a name",
+    "an entity name",
+    "a value",
+    "'not'",
+    "'{'",
+    "'['",
+    "'('",
+}
+_TRAILERS = {"'.'", "'['", "'('", "'is defined'", "'?'"}
+_STRING_START = re.compile(r"""[fr]?("|')""")
+_STRING = re.compile(r"""[fr]?("([^"\\\n]|\\.)*"|'([^'\\\n]|\\.)*')""")
+
+
 def _describe_expected(rule: Any) -> str:
     name = getattr(rule, "rule_name", "") or ""
     if name in _FRIENDLY:
         return _FRIENDLY[name]
+    if name == "EOF":
+        return "end of file"
     to_match = getattr(rule, "to_match", None)
-    if isinstance(to_match, str) and not hasattr(rule, "regex"):
+    if isinstance(to_match, str) and (not hasattr(rule, "regex") or to_match.isalpha()):
         return f"'{to_match}'"
     return name or "something else"
+
+
+def _summarize_expected(rules: list[Any]) -> list[str]:
+    """Collapse the parser's alternatives into what a person would call them."""
+    items = {_describe_expected(r) for r in rules}
+    if "an operator" in items:
+        items -= _TRAILERS
+    if "'import'" in items or ("'for'" in items and "'include'" in items):
+        items -= _STATEMENT_STARTS | {"':'"}
+        items.add("a statement")
+    return sorted(items, key=lambda item: (item.startswith("'"), item))
 
 
 def _syntax_error(error: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
     line, col = error.line, error.col
     offset = _offset_of(text, line, col)
+    if (
+        _STRING_START.match(text, offset)
+        and not _STRING.match(text, offset)
+        and '"""' not in text[offset : offset + 4]
+    ):
+        return CfSyntaxError(
+            'unterminated string (a string ends on the line it starts; use """ for several lines)',
+            Span(file, line, col, line, col + 1),
+            "syntax",
+        )
     found = _token_at(text, offset)
-    expected = sorted({_describe_expected(r) for r in (error.expected_rules or [])})
+    expected = _summarize_expected(error.expected_rules or [])
+    if found == "end of file" and "'end'" in expected:
+        block = _innermost_open_block(blank_comments(text), file)
+        if block is not None:
+            return CfSyntaxError(
+                f"unexpected end of file (expected 'end' to close {block})",
+                Span(file, line, col, line, col),
+                "syntax",
+            )
     message = f"unexpected {found}"
-    if expected:
+    if found == "'end'" and "a statement" in expected and "'end'" not in expected:
+        message += " (no block is open here; 'end' is a keyword and cannot be a name)"
+    elif expected:
         message += f" (expected {_join_alternatives(expected)})"
     end_col = col + (len(found) - 2 if found.startswith("'") else 1)
     return CfSyntaxError(message, Span(file, line, col, line, end_col), "syntax")
+
+
+_BLOCK_LINE = re.compile(
+    r"^[ \t]*(?:(?P<kw>entity|implementation|for|if)\b(?P<head>[^\n]*?)"
+    r"|(?P<anon>[^\n]*\)))[ \t]*:[ \t]*$|^[ \t]*(?P<end>end)[ \t]*$",
+    re.M,
+)
+_STRIP_STRINGS = re.compile(
+    r'"""[\s\S]*?"""' r"|'''[\s\S]*?'''" r'|"(?:[^"\\\n]|\\.)*"' r"|'(?:[^'\\\n]|\\.)*'"
+)
+
+
+def _innermost_open_block(text: str, file: str) -> str | None:
+    """Describe the last block that an `end` never closed (for end-of-file errors)."""
+    text = _STRIP_STRINGS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    stack: list[tuple[str, int, int]] = []
+    for match in _BLOCK_LINE.finditer(text):
+        if match.group("end"):
+            if stack:
+                stack.pop()
+            continue
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        indent = len(match.group(0)) - len(match.group(0).lstrip())
+        line = text.count("\n", 0, match.start()) + 1
+        stack.append((match.group(0).strip(), line, match.start() - line_start + indent + 1))
+    if not stack:
+        return None
+    header, line, col = stack[-1]
+    header = header.rstrip(":").strip()
+    if len(header) > 40:
+        header = header[:37] + "..."
+    return f"'{header}' opened at {file}:{line}:{col}"
 
 
 def _join_alternatives(items: list[str]) -> str:
@@ -220,13 +309,17 @@ class _Builder:
     # -- module and definitions
 
     def module(self, model: Any) -> nodes.Module:
-        statements = [self.top_statement(s) for s in model.statements]
+        # textX returns '' instead of an object for a file without statements
+        statements = [self.top_statement(s) for s in getattr(model, "statements", [])]
         doc = None
-        if statements and isinstance(statements[0], nodes.ExpressionStatement):
-            first = statements[0].value
-            if isinstance(first, nodes.Literal) and isinstance(first.value, str):
-                if self.text.lstrip().startswith(('"""', "'''")):
-                    doc = first.value
+        first = statements[0] if statements else None
+        if (
+            isinstance(first, nodes.ExpressionStatement)
+            and isinstance(first.value, nodes.Literal)
+            and isinstance(first.value.value, str)
+            and self.text.lstrip().startswith(('"""', "'''"))
+        ):
+            doc = first.value.value
         return nodes.Module(self.file, doc, statements)
 
     def top_statement(self, obj: Any) -> nodes.TopStatement:
@@ -260,7 +353,9 @@ class _Builder:
     def attribute(self, obj: Any) -> nodes.Attribute:
         type_obj = obj.type
         type_name = self.name_after(type_obj.base, type_obj._tx_position)
-        type_ref = nodes.TypeRef(type_name, bool(type_obj.multi), bool(type_obj.nullable), self.span(type_obj))
+        type_ref = nodes.TypeRef(
+            type_name, bool(type_obj.multi), bool(type_obj.nullable), self.span(type_obj)
+        )
         name = self.name_after(obj.name, type_obj._tx_position_end)
         default: nodes.Expression | nodes.Undef | None = None
         if obj.default is not None:
@@ -272,10 +367,9 @@ class _Builder:
 
     def multiplicity(self, obj: Any) -> nodes.Multiplicity:
         lower = int(obj.lower) if obj.lower else 0
+        upper: int | None = lower  # `[n]` is exactly n
         if obj.range:
             upper = int(obj.upper) if obj.upper else None
-        else:
-            upper = lower
         return nodes.Multiplicity(lower, upper, self.span(obj))
 
     def build_Relation(self, obj: Any) -> nodes.Relation:  # noqa: N802
@@ -413,7 +507,9 @@ class _Builder:
         ]
         for elif_ in obj.elifs:
             branches.append(
-                nodes.IfBranch(self.expression(elif_.condition), self.statements(elif_.statements), self.span(elif_))
+                nodes.IfBranch(
+                    self.expression(elif_.condition), self.statements(elif_.statements), self.span(elif_)
+                )
             )
         else_statements = None
         if "else" in self.text[obj._tx_position : obj._tx_position_end] and self._has_else(obj):
@@ -423,8 +519,10 @@ class _Builder:
     def _has_else(self, obj: Any) -> bool:
         # textX gives an empty list for both "no else" and "empty else": look at the text.
         last = obj.elifs[-1] if obj.elifs else None
-        after = last._tx_position_end if last is not None else (
-            obj.statements[-1]._tx_position_end if obj.statements else obj.condition._tx_position_end
+        after = (
+            last._tx_position_end
+            if last is not None
+            else (obj.statements[-1]._tx_position_end if obj.statements else obj.condition._tx_position_end)
         )
         if obj.else_statements:
             return True
@@ -495,7 +593,9 @@ class _Builder:
         if obj.defined:
             if not isinstance(expr, nodes.Reference | nodes.AttributeAccess | nodes.MapLookup):
                 raise CfSyntaxError(
-                    "'is defined' applies to a variable, an attribute or a dict lookup", expr.span, "is-defined"
+                    "'is defined' applies to a variable, an attribute or a dict lookup",
+                    expr.span,
+                    "is-defined",
                 )
             expr = nodes.IsDefined(expr, self.span_of(start, obj._tx_position_end))
         return (len(obj.negations), expr, self.span_of(obj._tx_position, obj._tx_position))
@@ -529,9 +629,7 @@ class _Builder:
         if obj.comprehension is None:
             return nodes.ListLiteral(items, span)
         if len(items) != 1 or obj.comma:
-            raise CfSyntaxError(
-                "a list comprehension has exactly one value before 'for'", span, "syntax"
-            )
+            raise CfSyntaxError("a list comprehension has exactly one value before 'for'", span, "syntax")
         loops = [
             nodes.ComprehensionFor(
                 self.name_after(loop.variable, loop._tx_position + len("for")), self.expression(loop.iterable)

@@ -97,9 +97,7 @@ def name_path(text: str, start: int, span_of: SpanOf) -> nodes.Expression:
     for member in members:
         name_start = end + 1
         end = name_start + len(member)
-        expr = nodes.AttributeAccess(
-            expr, nodes.Name(member, span_of(name_start, end)), span_of(start, end)
-        )
+        expr = nodes.AttributeAccess(expr, nodes.Name(member, span_of(name_start, end)), span_of(start, end))
     return expr
 
 

@@ -1,0 +1,269 @@
+"""Projects and modules: find, read and parse every namespace a project imports.
+
+Input: a project directory (``main.cf`` and an optional ``project.yml``). Output: a
+`Project` with one `Namespace` per loaded ``.cf`` file, each holding its syntax tree.
+Guarantees: only imported namespaces are loaded (plus ``std``, which every namespace
+sees, and the root namespace of each module a namespace belongs to); every problem
+of every file is reported, not only the first (a file with a syntax error reports its
+first one). Errors (codes): ``load`` (unreadable file), ``not-utf8``,
+``module-not-found``, ``namespace-not-found``, ``bad-module``, ``bad-project``,
+``syntax`` and the other codes of `cfmodel.grammars.cf`.
+
+Layout (as in the language reference): ``<module>/module.yaml`` and
+``<module>/model/_init.cf`` are required; ``model/x.cf`` is namespace ``module::x``,
+``model/p/_init.cf`` is ``module::p``, ``model/p/o.cf`` is ``module::p::o``. Modules
+are looked up in the project's module path (``modulepath`` in ``project.yml``,
+default ``libs``), then among cfmodel's built-in modules (``std``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from cfmodel.cache import ParseCache
+from cfmodel.errors import CfLoadError, CfModelError, Diagnostics, Span
+from cfmodel.grammars import nodes
+from cfmodel.grammars.cf import parse_str
+
+BUILTIN_MODULES = Path(__file__).parent / "modules"
+MAIN_NAMESPACE = "__config__"
+PROJECT_FILES = ("project.yml", "project.yaml")
+MODULE_FILES = ("module.yaml", "module.yml", "setup.cfg")
+
+
+def file_span(label: str) -> Span:
+    return Span(label, 1, 1, 1, 1)
+
+
+def read_source(path: Path, label: str | None = None) -> str:
+    """The text of a `.cf` file, or a clear `CfLoadError`."""
+    label = label or str(path)
+    if path.is_dir():
+        raise CfLoadError(f"{label} is a directory, expected a .cf file", file_span(label), "load")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CfLoadError(f"no such file: {label}", None, "load") from None
+    except OSError as error:
+        raise CfLoadError(f"cannot read {label}: {error.strerror}", None, "load") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise CfLoadError(
+            f"file is not valid UTF-8 text (byte 0x{data[error.start]:02x} cannot be decoded)",
+            Span(label, line, col, line, col + 1),
+            "not-utf8",
+        ) from None
+
+
+def parse_file(path: Path, label: str | None = None, cache: ParseCache | None = None) -> nodes.Module:
+    """Read and parse one file, through the cache when one is given."""
+    label = label or str(path)
+    return parse_text(read_source(path, label), label, cache)
+
+
+def parse_text(text: str, label: str, cache: ParseCache | None = None) -> nodes.Module:
+    """Parse *text* (the contents of *label*), through the cache when one is given."""
+    if cache is None:
+        return parse_str(text, label)
+    key = cache.key(label, text.encode("utf-8"))
+    module = cache.get(key)
+    if module is None:
+        module = parse_str(text, label)
+        cache.put(key, module)
+    return module
+
+
+@dataclass(slots=True)
+class ModuleInfo:
+    """A module found on the module path."""
+
+    name: str
+    root: Path
+    builtin: bool
+
+    @property
+    def model_dir(self) -> Path:
+        return self.root / "model"
+
+
+@dataclass(slots=True)
+class Namespace:
+    """One loaded `.cf` file and the namespace it forms."""
+
+    name: str
+    file: Path
+    label: str
+    tree: nodes.Module
+    lines: int
+
+
+@dataclass
+class Project:
+    """A loaded project: its settings and every namespace it needs."""
+
+    root: Path
+    name: str
+    main: Path
+    module_path: list[Path]
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    modules: dict[str, ModuleInfo] = field(default_factory=dict)
+
+    @property
+    def total_lines(self) -> int:
+        return sum(n.lines for n in self.namespaces.values())
+
+
+def _read_project_settings(root: Path) -> tuple[str, list[Path]]:
+    for file_name in PROJECT_FILES:
+        settings_file = root / file_name
+        if settings_file.is_file():
+            return _parse_project_settings(root, settings_file)
+    return root.resolve().name, [root / "libs"]
+
+
+def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[Path]]:
+    label = str(settings_file)
+    try:
+        settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise CfLoadError(f"cannot read project settings: {error}", file_span(label), "bad-project") from None
+    if not isinstance(settings, dict):
+        raise CfLoadError(
+            "project settings must be a mapping (name: ..., modulepath: ...)", file_span(label), "bad-project"
+        )
+    name = settings.get("name", root.resolve().name)
+    paths = settings.get("modulepath", "libs")
+    if isinstance(paths, str):
+        paths = [paths]
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise CfLoadError("modulepath must be a path or a list of paths", file_span(label), "bad-project")
+    return str(name), [root / p for p in paths]
+
+
+class _Loader:
+    """Breadth-first over imports, collecting every problem in `diagnostics`."""
+
+    def __init__(self, project: Project, cache: ParseCache | None) -> None:
+        self.project = project
+        self.cache = cache
+        self.diagnostics = Diagnostics()
+        self.seen: set[str] = set()
+        self.queue: deque[tuple[str, Path, str]] = deque()
+        self.checked_modules: dict[str, bool] = {}
+
+    def find_module(self, name: str) -> ModuleInfo | None:
+        if name in self.project.modules:
+            return self.project.modules[name]
+        for directory in [*self.project.module_path, BUILTIN_MODULES]:
+            root = directory / name
+            if root.is_dir() and (root / "model").is_dir():
+                info = ModuleInfo(name, root, directory == BUILTIN_MODULES)
+                self.project.modules[name] = info
+                return info
+        return None
+
+    def namespace_file(self, module: ModuleInfo, namespace: str) -> Path | None:
+        parts = namespace.split("::")[1:]
+        base = module.model_dir.joinpath(*parts)
+        candidates = [base / "_init.cf"] if not parts else [base.with_suffix(".cf"), base / "_init.cf"]
+        return next((c for c in candidates if c.is_file()), None)
+
+    def request(self, namespace: str, span: Span | None) -> None:
+        """Load *namespace* (and its module's root namespace) unless already loaded."""
+        if namespace in self.seen:
+            return
+        module_name = namespace.split("::")[0]
+        module = self.find_module(module_name)
+        if module is None:
+            looked = ", ".join(str(p) for p in self.project.module_path) + ", built-in modules"
+            self.diagnostics.error(
+                span, f"could not find module '{module_name}' (looked in: {looked})", "module-not-found"
+            )
+            self.seen.add(namespace)
+            return
+        if not self._check_module(module, span):
+            self.seen.add(namespace)
+            return
+        if namespace != module_name:
+            self.request(module_name, span)
+        self.seen.add(namespace)
+        path = self.namespace_file(module, namespace)
+        if path is None:
+            relative = "/".join(namespace.split("::")[1:])
+            self.diagnostics.error(
+                span,
+                f"namespace '{namespace}' not found: module '{module_name}' has no "
+                f"model/{relative}.cf nor model/{relative}/_init.cf",
+                "namespace-not-found",
+            )
+            return
+        self.queue.append((namespace, path, str(path)))
+
+    def _check_module(self, module: ModuleInfo, span: Span | None) -> bool:
+        if module.name in self.checked_modules:
+            return self.checked_modules[module.name]
+        ok = True
+        if not module.builtin and not any((module.root / f).is_file() for f in MODULE_FILES):
+            self.diagnostics.error(
+                span, f"module '{module.name}' at {module.root} has no module.yaml", "bad-module"
+            )
+            ok = False
+        elif not (module.model_dir / "_init.cf").is_file():
+            self.diagnostics.error(
+                span, f"module '{module.name}' at {module.root} has no model/_init.cf", "bad-module"
+            )
+            ok = False
+        self.checked_modules[module.name] = ok
+        return ok
+
+    def run(self) -> None:
+        self.queue.append((MAIN_NAMESPACE, self.project.main, str(self.project.main)))
+        self.seen.add(MAIN_NAMESPACE)
+        self.request("std", None)
+        while self.queue:
+            namespace, path, label = self.queue.popleft()
+            self.load(namespace, path, label)
+
+    def load(self, namespace: str, path: Path, label: str) -> None:
+        try:
+            text = read_source(path, label)
+            tree = parse_text(text, label, self.cache)
+        except CfModelError as error:
+            self.diagnostics.extend(error.diagnostics())
+            return
+        lines = text.count("\n") + (not text.endswith("\n") and bool(text))
+        self.project.namespaces[namespace] = Namespace(namespace, path, label, tree, lines)
+        for statement in tree.statements:
+            if isinstance(statement, nodes.Import):
+                self.request(statement.name.text, statement.name.span)
+
+
+def load_project(path: Path | str = ".", cache: ParseCache | None = None) -> Project:
+    """Load the project at *path* and every namespace it imports.
+
+    Raises:
+        CfLoadError: the project itself cannot be found or read.
+        CfCompileError: one or more files could not be loaded or parsed (all reported).
+    """
+    root = Path(path)
+    if not root.exists():
+        raise CfLoadError(f"no such project directory: {root}", None, "load")
+    if root.is_file():
+        raise CfLoadError(f"{root} is a file, expected a project directory (with main.cf)", None, "load")
+    main = root / "main.cf"
+    if not main.is_file():
+        raise CfLoadError(f"{root} is not a project: it has no main.cf", None, "load")
+    name, module_path = _read_project_settings(root)
+    project = Project(root, name, main, module_path)
+    loader = _Loader(project, cache)
+    loader.run()
+    loader.diagnostics.raise_if_errors()
+    project.namespaces = dict(sorted(project.namespaces.items()))
+    return project
