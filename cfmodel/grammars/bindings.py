@@ -1,0 +1,503 @@
+"""Parse bindings files (``*.bind``, ARM-8 syntax) into the bindings metamodel.
+
+Input: source text and a display file name (``parse_str``) or a path (``parse_file``).
+Output: ``ParsedBindings``: a ``BindingsFile`` model object (``cfmodel.metamodel.bindings``)
+holding ``NamedBindings`` and ``Site`` blocks, plus the ``SpanTable`` giving the source span
+of every element created (binding, key, type, expression, layer, category ...).
+
+Guarantees: the model contains only metamodel objects (no textX objects leak out); textX's
+dynamic attributes are read only through ``_get``/``_get_list`` here. Double-quoted strings
+are split into ``InterpolatedString`` parts (``$::fact``, ``${name}``); single-quoted ones
+are literal.
+
+Errors: ``CfSyntaxError`` (code ``syntax``) with the position of the offending token and the
+message ``unexpected <token> (expected <alternatives>)``. Semantic checks happen later, in
+``cfmodel.transforms.compose``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textx import TextXSyntaxError, metamodel_from_file
+
+from cfmodel.errors import CfLoadError, CfSyntaxError, Span
+from cfmodel.metamodel import bindings as bm
+from cfmodel.metamodel.bindings import ModelObject, SpanTable
+
+GRAMMAR = Path(__file__).with_name("bindings.tx")
+
+#: Friendly names for grammar rules that show up in "expected ..." lists.
+_RULE_NAMES = {
+    "Str": ("a string",),
+    "LowerName": ("a name",),
+    "TypeName": ("a type name",),
+    "Modifier": ("'abstract'", "'override'", "'final'"),
+    "AliasKw": ("'alias'", "'renamed'"),
+    "IncludeKw": ("'include'", "'exclude'"),
+    "VariablesKw": ("'variables'",),
+    "AsKw": ("'as'",),
+    "InKw": ("'in'",),
+    "CondKw": ("'if'", "'unless'"),
+    "VarName": ("a variable",),
+    "BoolKw": ("a boolean",),
+    "Number": ("a number",),
+    "UndefKw": ("'undef'",),
+    "CompareOp": ("'=='", "'!='"),
+    "AddOp": ("'+'", "'-'"),
+    "INT": ("an integer",),
+}
+#: Alternatives that together mean "an expression could start here".
+_EXPRESSION_STARTS = frozenset(
+    (
+        "'if'",
+        "'unless'",
+        "'!'",
+        "'|'",
+        "a name",
+        "a variable",
+        "a boolean",
+        "a number",
+        "a string",
+        "'undef'",
+        "'['",
+        "'{'",
+        "'('",
+    )
+)
+
+_NAME = r"[a-z_][A-Za-z0-9_]*(?:::[a-z_][A-Za-z0-9_]*)*"
+_INTERPOLATION = re.compile(rf"\$\{{(::)?({_NAME})\}}|\$(::)?({_NAME})")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "$": "$"}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedBindings:
+    """One parsed bindings file: the ``BindingsFile`` model object and its span table."""
+
+    root: ModelObject
+    spans: SpanTable
+    file: str
+
+    @property
+    def named_bindings(self) -> list[ModelObject]:
+        return list(self.root.elements)
+
+    @property
+    def sites(self) -> list[ModelObject]:
+        return list(self.root.sites)
+
+
+@functools.cache
+def _metamodel() -> Any:
+    """The textX metamodel of ``bindings.tx`` (built once; read-only afterwards)."""
+    return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True)
+
+
+def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
+    """Parse bindings source text.
+
+    Args:
+        text: the source.
+        file: the name used in spans and messages.
+
+    Returns:
+        The model and its span table.
+
+    Raises:
+        CfSyntaxError: the text does not follow the grammar.
+    """
+    try:
+        tree = _metamodel().model_from_str(text)
+    except TextXSyntaxError as err:
+        raise _syntax_error(err, text, file) from err
+    builder = _Builder(text, file)
+    return ParsedBindings(builder.build_file(tree), builder.spans, file)
+
+
+def parse_file(path: str | Path, display: str | None = None) -> ParsedBindings:
+    """Parse a bindings file; ``display`` (default: the path as given) names it in spans."""
+    name = display if display is not None else str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        span = Span(name, 1, 1, 1, 1)
+        raise CfLoadError(f"cannot read bindings file: {err.strerror}", span, "load") from err
+    return parse_str(text, name)
+
+
+# --- syntax errors ------------------------------------------------------------------------------
+
+
+def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
+    line, col = int(err.line or 1), int(err.col or 1)
+    found = _token_at(text, line, col)
+    span = Span(file, line, col, line, col + max(len(found), 1))
+    what = f"unexpected {found!r}" if found else "unexpected end of file"
+    return CfSyntaxError(f"{what} (expected {_expected(err)})", span, "syntax")
+
+
+def _token_at(text: str, line: int, col: int) -> str:
+    lines = text.splitlines()
+    if line > len(lines):
+        return ""
+    rest = lines[line - 1][col - 1 :]
+    match = re.match(r"\"[^\"]*\"?|'[^']*'?|[$:\w]+|\S", rest)
+    return match.group(0) if match else ""
+
+
+def _expected(err: TextXSyntaxError) -> str:
+    names: list[str] = []
+    for rule in err.expected_rules or ():
+        names.extend(n for n in _rule_text(rule) if n not in names)
+    if "a variable" in names and "'|'" in names:
+        names = [n for n in names if n not in _EXPRESSION_STARTS] + ["an expression"]
+    if not names:
+        return "nothing more"
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _rule_text(rule: Any) -> tuple[str, ...]:
+    rule_name = str(getattr(rule, "rule_name", "") or "")
+    if rule_name in _RULE_NAMES:
+        return _RULE_NAMES[rule_name]
+    text = str(getattr(rule, "to_match", "") or rule_name).removesuffix(r"\b")
+    return (f"'{text}'",)
+
+
+# --- textX boundary ---------------------------------------------------------------------------
+
+
+def _get(node: Any, name: str) -> Any:
+    """A textX attribute (textX objects are dynamic; this is the typed boundary)."""
+    return getattr(node, name, None)
+
+
+def _get_list(node: Any, name: str) -> list[Any]:
+    value = getattr(node, name, None)
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _kind(node: Any) -> str:
+    return type(node).__name__
+
+
+# --- tree to model ---------------------------------------------------------------------------------
+
+
+class _Builder:
+    """Turns a textX tree into metamodel objects, recording each element's span."""
+
+    def __init__(self, text: str, file: str) -> None:
+        self.text = text
+        self.file = file
+        self.spans = SpanTable()
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    # positions
+    def _linecol(self, pos: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self._line_starts, pos) - 1
+        return index + 1, pos - self._line_starts[index] + 1
+
+    def span_of(self, node: Any) -> Span:
+        start = int(_get(node, "_tx_position") or 0)
+        end = int(_get(node, "_tx_position_end") or start)
+        line, col = self._linecol(start)
+        end_line, end_col = self._linecol(end)
+        return Span(self.file, line, col, end_line, end_col)
+
+    def _made(self, obj: ModelObject, node: Any) -> ModelObject:
+        self.spans.set(obj, self.span_of(node))
+        return obj
+
+    # file, site
+    def build_file(self, tree: Any) -> ModelObject:
+        root = self._made(bm.BindingsFile(), tree)
+        root.sites.extend(self.site(s) for s in _get_list(tree, "sites"))
+        root.elements.extend(self.named_bindings(b) for b in _get_list(tree, "bindings"))
+        return root
+
+    def site(self, node: Any) -> ModelObject:
+        site = self._made(bm.Site(), node)
+        for decl in _get_list(node, "categories"):
+            site.categories.append(self.categories(decl))
+        for layer_list in _get_list(node, "layerlists"):
+            site.layers.extend(self.layer(layer) for layer in _get_list(layer_list, "layers"))
+        return site
+
+    def categories(self, node: Any) -> ModelObject:
+        decl = self._made(bm.CategoriesDeclaration(), node)
+        for entry in _get_list(node, "entries"):
+            value = self.expression(_get(entry, "value"))
+            category = bm.CategoryDeclaration(name=_get(entry, "name"), value=value)
+            decl.entries.append(self._made(category, entry))
+        return decl
+
+    def layer(self, node: Any) -> ModelObject:
+        layer = self._made(bm.Layer(name=_unquote(_get(node, "name"))), node)
+        for attr in _get_list(node, "attrs"):
+            target = layer.include if _get(attr, "kind") == "include" else layer.exclude
+            target.extend(_unquote(uri) for uri in _get_list(attr, "uris"))
+        return layer
+
+    # bindings
+    def named_bindings(self, node: Any) -> ModelObject:
+        named = self._made(bm.NamedBindings(name=_get(node, "name")), node)
+        named.elements.extend(self.element(e) for e in _get_list(node, "elements"))
+        return named
+
+    def element(self, node: Any) -> ModelObject:
+        build: Callable[[Any], ModelObject] = getattr(self, f"element_{_kind(node)}")
+        return self._made(build(node), node)
+
+    def element_Categorized(self, node: Any) -> ModelObject:  # noqa: N802 - dispatch on rule name
+        obj = bm.CategorizedBindings(predicate=self.predicate(_get(node, "predicate")))
+        obj.elements.extend(self.element(e) for e in _get_list(node, "elements"))
+        return obj
+
+    def predicate(self, node: Any) -> ModelObject:
+        terms = [self.conjunction(t) for t in _get_list(node, "terms")]
+        if len(terms) == 1:
+            return terms[0]
+        return self._made(bm.AnyOf(operands=terms), node)
+
+    def conjunction(self, node: Any) -> ModelObject:
+        tests = [self.category_test(t) for t in _get_list(node, "tests")]
+        if len(tests) == 1:
+            return tests[0]
+        return self._made(bm.AllOf(operands=tests), node)
+
+    def category_test(self, node: Any) -> ModelObject:
+        value = self.expression(_get(node, "value"))
+        return self._made(bm.CategoryTest(category=_get(node, "category"), value=value), node)
+
+    def _modifiers(self, obj: ModelObject, node: Any) -> ModelObject:
+        for modifier in _get_list(node, "modifiers"):
+            setattr(obj, modifier, True)
+        obj.options.extend(self.option(o) for o in _get_list(_get(node, "options"), "options"))
+        return obj
+
+    def option(self, node: Any) -> ModelObject:
+        value = self.expression(_get(node, "value"))
+        return self._made(bm.Option(name=_get(node, "name"), value=value), node)
+
+    def element_PlainBind(self, node: Any) -> ModelObject:  # noqa: N802
+        obj = bm.Binding(optional=bool(_get(node, "optional")))
+        key_node = _get(node, "key")
+        obj.key = self.key(key_node) if key_node is not None else None
+        if _get(node, "producer") is not None:
+            obj.producer = self.producer(_get(node, "producer"))
+        if _get(node, "multibind"):
+            obj.multibindId = _unquote(_get(node, "multibind"))
+        return self._modifiers(obj, node)
+
+    def element_Multibind(self, node: Any) -> ModelObject:  # noqa: N802
+        key = self.key(_get(node, "key"))
+        ident = _get(node, "id")
+        obj = bm.Multibinding(key=key, multibindId=_unquote(ident) if ident else key.name)
+        return self._modifiers(obj, node)
+
+    def element_Rebind(self, node: Any) -> ModelObject:  # noqa: N802
+        return self._modifiers(bm.Rebinding(kind="rebind", source=self.key(_get(node, "source"))), node)
+
+    def element_AliasBind(self, node: Any) -> ModelObject:  # noqa: N802
+        source, target = self.key(_get(node, "source")), self.key(_get(node, "target"))
+        return self._modifiers(bm.Rebinding(kind=_get(node, "kind"), source=source, target=target), node)
+
+    def element_Classes(self, node: Any) -> ModelObject:  # noqa: N802
+        obj = bm.ClassesBinding(exclude=_get(node, "kind") == "exclude")
+        obj.classes.extend(_get_list(node, "names"))
+        return obj
+
+    def element_ParametersBind(self, node: Any) -> ModelObject:  # noqa: N802
+        target_node = _get(node, "target")
+        if _get(target_node, "type"):
+            target = self.type_ref(_get(target_node, "type"))
+        else:
+            target = self._made(bm.TypeRef(name="Class", title=_get(target_node, "cls")), target_node)
+        producer = self.producer(_get(node, "producer"))
+        obj = bm.ParametersBinding(target=target, producer=producer, optional=bool(_get(node, "optional")))
+        return self._modifiers(obj, node)
+
+    def element_MapBind(self, node: Any) -> ModelObject:  # noqa: N802
+        obj = bm.ParameterMapBinding(
+            source=self.type_ref(_get(node, "source")),
+            target=self.type_ref(_get(node, "target")),
+            map=self.expression(_get(node, "map")),
+        )
+        return self._modifiers(obj, node)
+
+    def element_VariablesBind(self, node: Any) -> ModelObject:  # noqa: N802
+        obj = bm.VariablesBinding(producer=self.producer(_get(node, "producer")))
+        if _get(node, "type") is not None:
+            obj.type = self.type_ref(_get(node, "type"))
+        return self._modifiers(obj, node)
+
+    # keys, types, producers
+    def key(self, node: Any) -> ModelObject:
+        key = bm.Key(name=_unquote(_get(node, "name")) if _get(node, "name") else "")
+        if _get(node, "type") is not None:
+            key.type = self.type_ref(_get(node, "type"))
+        return self._made(key, node)
+
+    def type_ref(self, node: Any) -> ModelObject:
+        if _get(node, "cls"):
+            return self._made(bm.TypeRef(name="Class", title=_get(node, "cls")), node)
+        ref = bm.TypeRef(name=_get(node, "name"))
+        for arg in _get_list(node, "args"):
+            if _kind(arg) == "TypeTitle":
+                ref.title = _title(_get(arg, "title"))
+            else:
+                ref.args.append(self.type_ref(arg))
+        return self._made(ref, node)
+
+    def producer(self, node: Any) -> ModelObject:
+        kind = _kind(node)
+        if kind == "CustomProducer":
+            obj = bm.CustomProducer()
+            if _get(node, "name"):
+                obj.name = _unquote(_get(node, "name"))
+            else:
+                obj.type = self.type_ref(_get(node, "type"))
+        elif kind == "TypeProducer":
+            obj = bm.TypeProducer(type=self.type_ref(_get(node, "type")))
+        else:
+            obj = bm.ConstantProducer(value=self.expression(_get(node, "value")))
+        return self._made(obj, node)
+
+    # expressions
+    def expression(self, node: Any) -> ModelObject:
+        build: Callable[[Any], ModelObject] = getattr(self, f"expr_{_kind(node)}")
+        obj = build(node)
+        if self.spans.get(obj) is None:
+            self._made(obj, node)
+        return obj
+
+    def expr_Conditional(self, node: Any) -> ModelObject:  # noqa: N802
+        obj = bm.Conditional(
+            unless=_get(node, "kind") == "unless",
+            condition=self.expression(_get(node, "condition")),
+            then=self.expression(_get(node, "then")),
+        )
+        if _get(node, "otherwise") is not None:
+            obj.otherwise = self.expression(_get(node, "otherwise"))
+        return obj
+
+    def expr_Comparison(self, node: Any) -> ModelObject:  # noqa: N802
+        left = self.expression(_get(node, "left"))
+        if not _get(node, "op"):
+            return left
+        return bm.BinaryOp(op=_get(node, "op"), left=left, right=self.expression(_get(node, "right")))
+
+    def expr_Additive(self, node: Any) -> ModelObject:  # noqa: N802
+        operands = [self.expression(o) for o in _get_list(node, "operands")]
+        result = operands[0]
+        for op, right in zip(_get_list(node, "ops"), operands[1:], strict=True):
+            result = bm.BinaryOp(op=op, left=result, right=right)
+            self.spans.set(result, self.span_of(node))
+        return result
+
+    def expr_Unary(self, node: Any) -> ModelObject:  # noqa: N802
+        operand = self.expression(_get(node, "operand"))
+        return bm.NotOp(operand=operand) if _get(node, "negated") else operand
+
+    def expr_Lambda(self, node: Any) -> ModelObject:  # noqa: N802
+        obj = bm.Lambda(body=self.expression(_get(node, "body")))
+        obj.parameters.extend(_variable_name(_get(p, "name")) for p in _get_list(node, "params"))
+        return obj
+
+    def expr_Call(self, node: Any) -> ModelObject:  # noqa: N802
+        obj = bm.Call(function=_get(node, "function"))
+        obj.args.extend(self.expression(a) for a in _get_list(node, "args"))
+        return obj
+
+    def expr_Variable(self, node: Any) -> ModelObject:  # noqa: N802
+        return bm.VariableRef(name=_variable_name(_get(node, "name")))
+
+    def expr_BoolLit(self, node: Any) -> ModelObject:  # noqa: N802
+        return bm.BooleanLiteral(value=_get(node, "value") == "true")
+
+    def expr_NumberLit(self, node: Any) -> ModelObject:  # noqa: N802
+        text = str(_get(node, "value"))
+        if re.fullmatch(r"-?\d+", text):
+            return bm.IntegerLiteral(value=int(text))
+        return bm.FloatLiteral(value=float(text))
+
+    def expr_StringLit(self, node: Any) -> ModelObject:  # noqa: N802
+        raw = str(_get(node, "value"))
+        if raw.startswith("'"):
+            return bm.StringLiteral(value=_unquote(raw))
+        return self._interpolated(raw[1:-1], node)
+
+    def _interpolated(self, body: str, node: Any) -> ModelObject:
+        parts: list[ModelObject] = []
+        pos = 0
+        for match in _INTERPOLATION.finditer(body):
+            if _escaped(body, match.start()):
+                continue
+            if match.start() > pos:
+                parts.append(bm.StringLiteral(value=_unescape(body[pos : match.start()])))
+            parts.append(bm.VariableRef(name=match.group(2) or match.group(4)))
+            pos = match.end()
+        if not parts:
+            return bm.StringLiteral(value=_unescape(body))
+        if pos < len(body):
+            parts.append(bm.StringLiteral(value=_unescape(body[pos:])))
+        for part in parts:
+            self._made(part, node)
+        return bm.InterpolatedString(parts=parts)
+
+    def expr_UndefLit(self, node: Any) -> ModelObject:  # noqa: N802
+        return bm.UndefLiteral()
+
+    def expr_ArrayLit(self, node: Any) -> ModelObject:  # noqa: N802
+        return bm.ArrayLiteral(items=[self.expression(i) for i in _get_list(node, "items")])
+
+    def expr_HashLit(self, node: Any) -> ModelObject:  # noqa: N802
+        entries = []
+        for entry in _get_list(node, "entries"):
+            key, value = self.expression(_get(entry, "key")), self.expression(_get(entry, "value"))
+            entries.append(self._made(bm.HashEntry(key=key, value=value), entry))
+        return bm.HashLiteral(entries=entries)
+
+    def expr_Bareword(self, node: Any) -> ModelObject:  # noqa: N802
+        return bm.StringLiteral(value=_get(node, "value"), bare=True)
+
+
+def _variable_name(text: str) -> str:
+    """``$::fqdn`` and ``$fqdn`` both name the variable (or fact) ``fqdn``."""
+    return text.lstrip("$").removeprefix("::")
+
+
+def _title(value: Any) -> str:
+    text = str(value)
+    return _unquote(text) if text[:1] in "'\"" else text
+
+
+def _escaped(body: str, index: int) -> bool:
+    backslashes = 0
+    while index - backslashes - 1 >= 0 and body[index - backslashes - 1] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1
+
+
+def _unescape(body: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body)
+
+
+def _unquote(raw: str) -> str:
+    """The text of a quoted string token (no interpolation: used for names and URIs)."""
+    body = raw[1:-1]
+    if raw.startswith("'"):
+        return body.replace("\\\\", "\\").replace("\\'", "'")
+    return _unescape(body)

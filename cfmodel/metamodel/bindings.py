@@ -1,0 +1,262 @@
+"""The bindings metamodel (ARM-8): an Ecore package built programmatically with PyEcore.
+
+Input: nothing (the classes are built once, when the module is imported, as constants).
+Output: ``PACKAGE`` (an ``EPackage`` with ``nsURI``/``nsPrefix``, exportable as ``.ecore``)
+and one ``EClass`` constant per concept, plus ``SpanTable``, the side table that keeps the
+source span of every parsed element outside the model's features (so exports stay clean).
+
+Classes (every feature listed):
+
+* ``BindingsFile``  ``elements``: ``NamedBindings`` and ``Site`` blocks of one file.
+* ``NamedBindings`` ``name`` (``a::b``), ``elements``: the bind operations of ``bindings name { }``.
+* ``Element`` (abstract) something inside a bindings block.
+* ``CategorizedBindings`` ``predicate`` (``when ...``) and nested ``elements``.
+* ``Predicate`` (abstract): ``CategoryTest`` (``category``, ``value``), ``AllOf`` and ``AnyOf``
+  (``operands``) for ``and`` / ``or``.
+* ``Key`` ``type`` (optional ``TypeRef``; none means ``Data``) and ``name`` ("" = anonymous).
+* ``AbstractBinding`` (abstract) ``abstract``, ``override``, ``final`` modifiers, ``options``.
+* ``Binding`` ``key``, ``producer``, ``optional`` (``to optional``), ``multibindId`` (``in 'id'``:
+  the binding is a fragment of that multibind).
+* ``Multibinding`` ``key``, ``multibindId`` (``AS 'id'``; defaults to the key's name).
+* ``Rebinding`` ``kind`` (``RebindKind``: rebind / alias / renamed), ``source`` and ``target`` keys.
+* ``ClassesBinding`` ``exclude`` (include or exclude), ``classes`` (names).
+* ``ParametersBinding`` ``target`` (``TypeRef``: a class, type or instance), ``producer``, ``optional``.
+* ``ParameterMapBinding`` ``source``/``target`` types and ``map`` (a ``HashLiteral``).
+* ``VariablesBinding`` ``type`` (optional), ``producer`` (a hash, or names when abstract).
+* ``TypeRef`` ``name`` (``Integer``, ``Class``, ``Web``), ``args`` (type arguments), ``title``
+  (instance title: ``Web[one]``, ``class ntp``).
+* ``Producer`` (abstract): ``ConstantProducer`` (``value``), ``TypeProducer`` (``type``: the
+  reference itself is the value), ``CustomProducer`` (``producer 'name'`` or ``producer Type[X]``:
+  ``name`` or ``type``).
+* ``Option`` ``name``, ``value`` (``{ combinator => ..., producer_args => ... }``).
+* ``Site`` ``categories`` (``CategoriesDeclaration``), ``layers`` (``Layer``).
+* ``CategoriesDeclaration`` ``entries``: ``CategoryDeclaration`` (``name``, ``value`` expression).
+* ``Layer`` ``name``, ``include`` and ``exclude`` (provider URIs), ``bindings`` (the resolved
+  ``NamedBindings``, a non-containment reference filled by providers).
+* ``Expression`` (abstract): ``StringLiteral`` (``value``, ``bare``), ``InterpolatedString``
+  (``parts``), ``IntegerLiteral``, ``FloatLiteral``, ``BooleanLiteral``, ``UndefLiteral``,
+  ``ArrayLiteral`` (``items``), ``HashLiteral`` (``entries``: ``HashEntry`` ``key``/``value``),
+  ``VariableRef`` (``name``), ``Call`` (``function``, ``args``), ``BinaryOp`` (``op``, ``left``,
+  ``right``), ``NotOp`` (``operand``), ``Conditional`` (``unless``, ``condition``, ``then``,
+  ``otherwise``), ``Lambda`` (``parameters``, ``body``).
+
+Guarantees: the package is self-contained (no references to other packages except Ecore's
+data types); nothing is registered in PyEcore's global registry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyecore.ecore import (
+    EAttribute,
+    EBoolean,
+    EClass,
+    EDouble,
+    EEnum,
+    ELong,
+    EPackage,
+    EReference,
+    EString,
+)
+
+from cfmodel.errors import Span
+
+NS_URI = "http://cfmodel.org/bindings/1.0"
+NS_PREFIX = "bindings"
+
+#: A PyEcore object of this package. PyEcore is untyped, so this is the typed boundary.
+ModelObject = Any
+
+PACKAGE = EPackage("bindings", nsURI=NS_URI, nsPrefix=NS_PREFIX)
+
+RebindKind = EEnum("RebindKind", literals=["rebind", "alias", "renamed"])
+
+
+def _eclass(name: str, supers: tuple[Any, ...] = (), abstract: bool = False) -> Any:
+    cls = EClass(name, superclass=supers, abstract=abstract)
+    PACKAGE.eClassifiers.append(cls)
+    return cls
+
+
+def _attr(cls: Any, name: str, etype: Any, many: bool = False, default: Any = None) -> None:
+    feature = EAttribute(name, etype, upper=-1 if many else 1, default_value=default)
+    cls.eStructuralFeatures.append(feature)
+
+
+def _ref(cls: Any, name: str, etype: Any, many: bool = False, containment: bool = True) -> None:
+    feature = EReference(name, etype, upper=-1 if many else 1, containment=containment)
+    cls.eStructuralFeatures.append(feature)
+
+
+PACKAGE.eClassifiers.append(RebindKind)
+
+# --- expressions -----------------------------------------------------------------------
+Expression = _eclass("Expression", abstract=True)
+StringLiteral = _eclass("StringLiteral", (Expression,))
+_attr(StringLiteral, "value", EString)
+_attr(StringLiteral, "bare", EBoolean, default=False)
+InterpolatedString = _eclass("InterpolatedString", (Expression,))
+_ref(InterpolatedString, "parts", Expression, many=True)
+IntegerLiteral = _eclass("IntegerLiteral", (Expression,))
+_attr(IntegerLiteral, "value", ELong)
+FloatLiteral = _eclass("FloatLiteral", (Expression,))
+_attr(FloatLiteral, "value", EDouble)
+BooleanLiteral = _eclass("BooleanLiteral", (Expression,))
+_attr(BooleanLiteral, "value", EBoolean)
+UndefLiteral = _eclass("UndefLiteral", (Expression,))
+ArrayLiteral = _eclass("ArrayLiteral", (Expression,))
+_ref(ArrayLiteral, "items", Expression, many=True)
+HashEntry = _eclass("HashEntry")
+_ref(HashEntry, "key", Expression)
+_ref(HashEntry, "value", Expression)
+HashLiteral = _eclass("HashLiteral", (Expression,))
+_ref(HashLiteral, "entries", HashEntry, many=True)
+VariableRef = _eclass("VariableRef", (Expression,))
+_attr(VariableRef, "name", EString)
+Call = _eclass("Call", (Expression,))
+_attr(Call, "function", EString)
+_ref(Call, "args", Expression, many=True)
+BinaryOp = _eclass("BinaryOp", (Expression,))
+_attr(BinaryOp, "op", EString)
+_ref(BinaryOp, "left", Expression)
+_ref(BinaryOp, "right", Expression)
+NotOp = _eclass("NotOp", (Expression,))
+_ref(NotOp, "operand", Expression)
+Conditional = _eclass("Conditional", (Expression,))
+_attr(Conditional, "unless", EBoolean, default=False)
+_ref(Conditional, "condition", Expression)
+_ref(Conditional, "then", Expression)
+_ref(Conditional, "otherwise", Expression)
+Lambda = _eclass("Lambda", (Expression,))
+_attr(Lambda, "parameters", EString, many=True)
+_ref(Lambda, "body", Expression)
+
+# --- types, keys, producers, options ------------------------------------------------------
+TypeRef = _eclass("TypeRef")
+_attr(TypeRef, "name", EString)
+_ref(TypeRef, "args", TypeRef, many=True)
+_attr(TypeRef, "title", EString)
+Key = _eclass("Key")
+_ref(Key, "type", TypeRef)
+_attr(Key, "name", EString, default="")
+Producer = _eclass("Producer", abstract=True)
+ConstantProducer = _eclass("ConstantProducer", (Producer,))
+_ref(ConstantProducer, "value", Expression)
+TypeProducer = _eclass("TypeProducer", (Producer,))
+_ref(TypeProducer, "type", TypeRef)
+CustomProducer = _eclass("CustomProducer", (Producer,))
+_attr(CustomProducer, "name", EString)
+_ref(CustomProducer, "type", TypeRef)
+Option = _eclass("Option")
+_attr(Option, "name", EString)
+_ref(Option, "value", Expression)
+
+# --- bindings ---------------------------------------------------------------------------
+Element = _eclass("Element", abstract=True)
+Predicate = _eclass("Predicate", abstract=True)
+CategoryTest = _eclass("CategoryTest", (Predicate,))
+_attr(CategoryTest, "category", EString)
+_ref(CategoryTest, "value", Expression)
+AllOf = _eclass("AllOf", (Predicate,))
+_ref(AllOf, "operands", Predicate, many=True)
+AnyOf = _eclass("AnyOf", (Predicate,))
+_ref(AnyOf, "operands", Predicate, many=True)
+CategorizedBindings = _eclass("CategorizedBindings", (Element,))
+_ref(CategorizedBindings, "predicate", Predicate)
+_ref(CategorizedBindings, "elements", Element, many=True)
+
+AbstractBinding = _eclass("AbstractBinding", (Element,), abstract=True)
+_attr(AbstractBinding, "abstract", EBoolean, default=False)
+_attr(AbstractBinding, "override", EBoolean, default=False)
+_attr(AbstractBinding, "final", EBoolean, default=False)
+_ref(AbstractBinding, "options", Option, many=True)
+Binding = _eclass("Binding", (AbstractBinding,))
+_ref(Binding, "key", Key)
+_ref(Binding, "producer", Producer)
+_attr(Binding, "optional", EBoolean, default=False)
+_attr(Binding, "multibindId", EString)
+Multibinding = _eclass("Multibinding", (AbstractBinding,))
+_ref(Multibinding, "key", Key)
+_attr(Multibinding, "multibindId", EString)
+Rebinding = _eclass("Rebinding", (AbstractBinding,))
+_attr(Rebinding, "kind", RebindKind)
+_ref(Rebinding, "source", Key)
+_ref(Rebinding, "target", Key)
+ClassesBinding = _eclass("ClassesBinding", (AbstractBinding,))
+_attr(ClassesBinding, "exclude", EBoolean, default=False)
+_attr(ClassesBinding, "classes", EString, many=True)
+ParametersBinding = _eclass("ParametersBinding", (AbstractBinding,))
+_ref(ParametersBinding, "target", TypeRef)
+_ref(ParametersBinding, "producer", Producer)
+_attr(ParametersBinding, "optional", EBoolean, default=False)
+ParameterMapBinding = _eclass("ParameterMapBinding", (AbstractBinding,))
+_ref(ParameterMapBinding, "source", TypeRef)
+_ref(ParameterMapBinding, "target", TypeRef)
+_ref(ParameterMapBinding, "map", HashLiteral)
+VariablesBinding = _eclass("VariablesBinding", (AbstractBinding,))
+_ref(VariablesBinding, "type", TypeRef)
+_ref(VariablesBinding, "producer", Producer)
+
+NamedBindings = _eclass("NamedBindings")
+_attr(NamedBindings, "name", EString)
+_ref(NamedBindings, "elements", Element, many=True)
+
+# --- site: categories and layers -------------------------------------------------------------
+CategoryDeclaration = _eclass("CategoryDeclaration")
+_attr(CategoryDeclaration, "name", EString)
+_ref(CategoryDeclaration, "value", Expression)
+CategoriesDeclaration = _eclass("CategoriesDeclaration")
+_ref(CategoriesDeclaration, "entries", CategoryDeclaration, many=True)
+Layer = _eclass("Layer")
+_attr(Layer, "name", EString)
+_attr(Layer, "include", EString, many=True)
+_attr(Layer, "exclude", EString, many=True)
+_ref(Layer, "bindings", NamedBindings, many=True, containment=False)
+Site = _eclass("Site")
+_ref(Site, "categories", CategoriesDeclaration, many=True)
+_ref(Site, "layers", Layer, many=True)
+BindingsFile = _eclass("BindingsFile")
+_ref(BindingsFile, "elements", NamedBindings, many=True)
+_ref(BindingsFile, "sites", Site, many=True)
+
+
+class SpanTable:
+    """Source spans of model elements, kept beside the model (keyed by object identity).
+
+    Transforms that create an element from another call ``copy(source, target)`` so every
+    element keeps the position of the text it came from.
+    """
+
+    __slots__ = ("_spans",)
+
+    def __init__(self) -> None:
+        self._spans: dict[int, tuple[ModelObject, Span]] = {}
+
+    def set(self, obj: ModelObject, span: Span) -> None:
+        self._spans[id(obj)] = (obj, span)
+
+    def get(self, obj: ModelObject) -> Span | None:
+        entry = self._spans.get(id(obj))
+        return entry[1] if entry is not None else None
+
+    def copy(self, source: ModelObject, target: ModelObject) -> None:
+        span = self.get(source)
+        if span is not None:
+            self.set(target, span)
+
+    def update(self, other: SpanTable) -> None:
+        self._spans.update(other._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+
+def class_name(obj: ModelObject) -> str:
+    """The ``EClass`` name of a model object (for dispatch: ``visit_<EClassName>``)."""
+    return str(obj.eClass.name)
+
+
+def is_kind(obj: ModelObject, eclass: ModelObject) -> bool:
+    """Whether ``obj`` is an instance of ``eclass`` or of one of its subclasses."""
+    return isinstance(obj, eclass.python_class)

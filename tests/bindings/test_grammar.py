@@ -1,0 +1,284 @@
+"""The bindings grammar: every construct parses into the metamodel, syntax errors render."""
+
+from __future__ import annotations
+
+import pytest
+
+from cfmodel.errors import CfSyntaxError
+from cfmodel.grammars.bindings import parse_str
+from cfmodel.metamodel import bindings as bm
+
+SAMPLE = """\
+bindings windows::default {
+  bind abstract "the meaning of life"
+  bind override "the meaning of life" to 42
+  bind abstract override "x"
+  bind final Integer, "mymodule::size" to 42
+  bind Type[Logger] to Type[SpecialLogger]
+  bind class ntp to class ntp2
+  when virtual true or node 'kermit' and env 'p' { bind "c" to "$::fqdn is ${x}" }
+  multibind Array[String], "names" AS "ids"
+  bind to 'Mary' in 'ids'
+  bind 'Fred' to ['support'] IN 'ids' { producer_args => {} }
+  rebind "a"
+  bind alias "a" as "b"
+  bind renamed "a" as final Integer, "b"
+  include ntp
+  exclude [a, b::c]
+  bind parameters ntp to { autoupdate => false }
+  bind parameters Web[one] to optional Sql['one'] { map => { dbuser => user } }
+  bind map Web to Sql { a => b }
+  bind variables Integer to { a => 10 }
+  bind abstract variables to ['must_be_set']
+  bind String, "id" to producer "mymodule::uuid"
+  bind String, "id2" to producer Type[Uuid] { producer_args => { 'a' => 1 } }
+  bind "x" to optional undef
+}
+"""
+
+
+def dump(obj: object, indent: str = "") -> list[str]:
+    """A canonical, deterministic dump of a model object (features in metamodel order)."""
+    lines = [indent + bm.class_name(obj)]
+    for feature in obj.eClass.eAllStructuralFeatures():  # type: ignore[attr-defined]
+        if getattr(feature, "containment", True) is False:
+            continue
+        value = obj.eGet(feature)  # type: ignore[attr-defined]
+        if feature.many:
+            value = list(value)
+            if not value:
+                continue
+            if hasattr(value[0], "eClass"):
+                lines.append(f"{indent}  {feature.name}:")
+                for item in value:
+                    lines.extend(dump(item, indent + "    "))
+            else:
+                lines.append(f"{indent}  {feature.name}: {value}")
+        elif hasattr(value, "eClass"):
+            lines.append(f"{indent}  {feature.name}:")
+            lines.extend(dump(value, indent + "    "))
+        elif value not in (None, False, ""):
+            lines.append(f"{indent}  {feature.name}: {value!r}")
+    return lines
+
+
+def test_every_construct_parses_into_the_metamodel() -> None:
+    parsed = parse_str(SAMPLE, "windows/default.bind")
+    (named,) = parsed.named_bindings
+    assert named.name == "windows::default"
+    kinds = [bm.class_name(e) for e in named.elements]
+    assert kinds == (
+        ["Binding"] * 6
+        + ["CategorizedBindings", "Multibinding", "Binding", "Binding", "Rebinding", "Rebinding", "Rebinding"]
+        + ["ClassesBinding"] * 2
+        + ["ParametersBinding"] * 2
+        + ["ParameterMapBinding", "VariablesBinding", "VariablesBinding"]
+        + ["Binding"] * 3
+    )
+    for element in named.elements:
+        assert parsed.spans.get(element) is not None
+
+
+def test_dump_of_bindings() -> None:
+    text = """bindings a {
+  bind final Integer, "size" to 42
+  when virtual true or node 'kermit' and env 'p' { bind "c" to "$::fqdn!" }
+  bind renamed "a" as Integer, "b"
+  bind parameters Web[one] to optional Sql['one'] { map => { dbuser => user } }
+  multibind Hash[String, Data], 'h' { combinator => |$k, $c, $v| { if !$c { $v } else { $c + $v } } }
+}"""
+    (named,) = parse_str(text, "a.bind").named_bindings
+    assert "\n".join(dump(named)) == EXPECTED_DUMP
+
+
+EXPECTED_DUMP = """\
+NamedBindings
+  name: 'a'
+  elements:
+    Binding
+      key:
+        Key
+          type:
+            TypeRef
+              name: 'Integer'
+          name: 'size'
+      producer:
+        ConstantProducer
+          value:
+            IntegerLiteral
+              value: 42
+      final: True
+    CategorizedBindings
+      predicate:
+        AnyOf
+          operands:
+            CategoryTest
+              category: 'virtual'
+              value:
+                BooleanLiteral
+                  value: True
+            AllOf
+              operands:
+                CategoryTest
+                  category: 'node'
+                  value:
+                    StringLiteral
+                      value: 'kermit'
+                CategoryTest
+                  category: 'env'
+                  value:
+                    StringLiteral
+                      value: 'p'
+      elements:
+        Binding
+          key:
+            Key
+              name: 'c'
+          producer:
+            ConstantProducer
+              value:
+                InterpolatedString
+                  parts:
+                    VariableRef
+                      name: 'fqdn'
+                    StringLiteral
+                      value: '!'
+    Rebinding
+      kind: 'renamed'
+      source:
+        Key
+          name: 'a'
+      target:
+        Key
+          type:
+            TypeRef
+              name: 'Integer'
+          name: 'b'
+    ParametersBinding
+      target:
+        TypeRef
+          name: 'Web'
+          title: 'one'
+      producer:
+        TypeProducer
+          type:
+            TypeRef
+              name: 'Sql'
+              title: 'one'
+      optional: True
+      options:
+        Option
+          name: 'map'
+          value:
+            HashLiteral
+              entries:
+                HashEntry
+                  key:
+                    StringLiteral
+                      value: 'dbuser'
+                      bare: True
+                  value:
+                    StringLiteral
+                      value: 'user'
+                      bare: True
+    Multibinding
+      key:
+        Key
+          type:
+            TypeRef
+              name: 'Hash'
+              args:
+                TypeRef
+                  name: 'String'
+                TypeRef
+                  name: 'Data'
+          name: 'h'
+      multibindId: 'h'
+      options:
+        Option
+          name: 'combinator'
+          value:
+            Lambda
+              parameters: ['k', 'c', 'v']
+              body:
+                Conditional
+                  condition:
+                    NotOp
+                      operand:
+                        VariableRef
+                          name: 'c'
+                  then:
+                    VariableRef
+                      name: 'v'
+                  otherwise:
+                    BinaryOp
+                      op: '+'
+                      left:
+                        VariableRef
+                          name: 'c'
+                      right:
+                        VariableRef
+                          name: 'v'"""
+
+
+def test_site_declaration() -> None:
+    text = """site {
+  categories { node => "$::fqdn", environment => true, virtual => "$::is_virtual", }
+  bindings => [
+    layer { 'site': include => "confdir:/default" },
+    { 'modules': include => ["confdir:/**", 'confdir:/x/*'], exclude => 'confdir:/bad' },
+  ]
+}"""
+    parsed = parse_str(text, "site.bind")
+    (site,) = parsed.sites
+    assert [c.name for c in site.categories[0].entries] == ["node", "environment", "virtual"]
+    layers = [(layer.name, list(layer.include), list(layer.exclude)) for layer in site.layers]
+    assert layers == [
+        ("site", ["confdir:/default"], []),
+        ("modules", ["confdir:/**", "confdir:/x/*"], ["confdir:/bad"]),
+    ]
+    assert parsed.spans.get(site.layers[1]).start() == "site.bind:5:5"  # type: ignore[union-attr]
+
+
+def test_spans_are_one_based_with_exclusive_end() -> None:
+    parsed = parse_str('bindings a {\n  bind "x" to 42\n}', "a.bind")
+    binding = parsed.named_bindings[0].elements[0]
+    assert str(parsed.spans.get(binding)) == "a.bind:2:3-2:17"
+    assert str(parsed.spans.get(binding.key)) == "a.bind:2:8-2:11"
+
+
+SYNTAX_ERRORS = [
+    (
+        "bindings x {\n  bind 3\n}",
+        "f.bind:2:8: error: unexpected '3' (expected 'alias', 'renamed', 'abstract', 'override', 'final', "
+        "'parameters', 'map', 'variables', 'class', a type name, a string, 'to', 'in', '{', 'when', "
+        "'multibind', 'rebind', 'include', 'exclude', 'bind' or '}')  [syntax]",
+    ),
+    (
+        'bindings x { bind "a" to }',
+        "f.bind:1:26: error: unexpected '}' (expected 'optional', 'producer', 'class', a type name "
+        "or an expression)  [syntax]",
+    ),
+    (
+        "bindings x {",
+        "f.bind:1:13: error: unexpected end of file (expected 'when', 'multibind', 'rebind', 'include', "
+        "'exclude', 'bind' or '}')  [syntax]",
+    ),
+    ("bindings X {}", "f.bind:1:10: error: unexpected 'X' (expected a name)  [syntax]"),
+    (
+        "bindings x { when node { } }",
+        "f.bind:1:24: error: unexpected '{' (expected a boolean, a number or a string)  [syntax]",
+    ),
+    (
+        "site { categories { node => } }",
+        "f.bind:1:29: error: unexpected '}' (expected an expression)  [syntax]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SYNTAX_ERRORS, ids=[f"syntax-{i}" for i in range(6)])
+def test_syntax_errors_render_with_position_and_expectation(text: str, expected: str) -> None:
+    with pytest.raises(CfSyntaxError) as caught:
+        parse_str(text, "f.bind")
+    assert caught.value.render() == expected
+    assert caught.value.__cause__ is not None
