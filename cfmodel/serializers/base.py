@@ -1,0 +1,80 @@
+"""What every serializer shares: the `Document` a reader returns and resource-set helpers.
+
+A `Document` is the in-memory form of one file: its root objects in order, the ids the
+file gave them (``xmi:id`` or the JSON ``id``), and the PyEcore `Resource` that holds the
+roots inside the caller's (or a fresh) `ResourceSet`. Metamodels are looked up only in
+that resource set's own registry, never in PyEcore's process-global one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyecore.ecore import EObject, EPackage
+from pyecore.resources import URI, ResourceSet
+
+XMI_NS = "http://www.omg.org/XMI"
+XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
+ECORE_NS = "http://www.eclipse.org/emf/2002/Ecore"
+
+IdFunction = Callable[[EObject], str | None]
+
+
+@dataclass
+class Document:
+    """One file's content: roots in order, their ids, and the resource holding them."""
+
+    roots: list[EObject]
+    ids: dict[EObject, str] = field(default_factory=dict)
+    resource: Any = None
+
+
+def local_registry(rset: ResourceSet) -> dict[str, Any]:
+    """The resource set's own nsURI → EPackage map (PyEcore chains it to a global one)."""
+    reg = rset.metamodel_registry
+    maps = getattr(reg, "maps", None)
+    local: dict[str, Any] = maps[0] if maps else reg
+    return local
+
+
+def register_packages(rset: ResourceSet, packages: Iterable[EPackage]) -> None:
+    """Register packages (and their subpackages) by nsURI in `rset` only."""
+    reg = local_registry(rset)
+    for pkg in packages:
+        reg[pkg.nsURI] = pkg
+        register_packages(rset, pkg.eSubpackages)
+
+
+def attach(rset: ResourceSet | None, source: Path | str, roots: list[EObject]) -> Any:
+    """Put `roots` into a new resource of `rset` named after `source`."""
+    rs = rset if rset is not None else ResourceSet()
+    resource = rs.create_resource(URI(str(source)))
+    for root in roots:
+        resource.append(root)
+    return resource
+
+
+def ncname_id(key: str) -> str:
+    """Turn any key (an index key, a name) into a valid, injective XMI id (an NCName).
+
+    Characters other than ASCII letters, digits, ``.`` and ``-`` become ``_xx_`` (hex),
+    ``_`` included, so distinct keys never collide; a leading digit, ``.`` or ``-`` gets
+    a ``_`` prefix (itself unambiguous, since a literal ``_`` is always escaped).
+    """
+    body = "".join(c if c.isascii() and (c.isalnum() or c in ".-") else f"_{ord(c):x}_" for c in key)
+    return body if body[:1].isalpha() or body[:1] == "_" else f"_{body}"
+
+
+def ids_from(id_of: IdFunction | None, objects: Iterable[EObject]) -> dict[EObject, str]:
+    """Apply a caller's id function; objects it maps to None get positional paths."""
+    if id_of is None:
+        return {}
+    out: dict[EObject, str] = {}
+    for obj in objects:
+        ident = id_of(obj)
+        if ident is not None:
+            out[obj] = ident
+    return out

@@ -1,0 +1,218 @@
+"""Values of Ecore data types as EMF writes and reads them.
+
+Input: an `EDataType` (an Ecore built-in, an `EEnum`, or one of ours with a Java
+``instanceClassName``). Output: a `Codec` that turns a Python value into the literal
+text EMF's ``EcoreFactory.convertToString`` would write, back again, and tells the value
+EMF assumes when a feature is unset. Guarantees: a literal we write is read by EMF as the
+same value (dates carry milliseconds, as EMF's ``EDate`` does; floats use the spellings
+Java parses), and a value that Java cannot hold (an ``EInt`` past 32 bits, a string
+with characters XML 1.0 cannot carry) is refused with `CfSerializationError` before
+anything is written. Unsupported types (``EJavaObject``, ``EByteArray``, ...) are refused
+by name rather than written in a form EMF would misread.
+
+Dates: naive `datetime` values are taken as UTC; sub-millisecond digits are truncated;
+values read back are timezone-aware UTC `datetime` objects.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from pyecore.ecore import EDataType, EEnum
+
+from cfmodel.errors import CfSerializationError
+
+ECORE_NS = "http://www.eclipse.org/emf/2002/Ecore"
+
+# Characters XML 1.0 cannot carry, not even as character references.
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_DATE = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?(Z|[+-]\d\d:?\d\d)?$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """How one data type's values are checked, written and read."""
+
+    name: str
+    check: Callable[[Any], bool]
+    to_literal: Callable[[Any], str]
+    from_literal: Callable[[str], Any]
+    emf_default: Any = None
+
+
+def _int_codec(name: str, bits: int | None, default: int | None) -> Codec:
+    def check(v: Any) -> bool:
+        if not isinstance(v, int) or isinstance(v, bool):
+            return False
+        return bits is None or -(2 ** (bits - 1)) <= v < 2 ** (bits - 1)
+
+    return Codec(name, check, str, lambda s: int(s.strip()), default)
+
+
+def _float_to_literal(v: float) -> str:
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    return repr(float(v))
+
+
+def _is_float(v: Any) -> bool:
+    return isinstance(v, float | int) and not isinstance(v, bool)
+
+
+def _bool_from(s: str) -> bool:
+    low = s.strip().lower()
+    if low not in ("true", "false"):
+        raise ValueError(f"not a boolean: {s!r}")
+    return low == "true"
+
+
+def _str_ok(v: Any) -> bool:
+    return isinstance(v, str) and _XML_ILLEGAL.search(v) is None
+
+
+def _decimal_ok(v: Any) -> bool:
+    return isinstance(v, Decimal) and v.is_finite()
+
+
+def date_to_literal(v: datetime) -> str:
+    """EMF's first EDate format, ``yyyy-MM-dd'T'HH:mm:ss.SSSZ``, in UTC."""
+    utc = v.replace(tzinfo=UTC) if v.tzinfo is None else v.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}+0000"
+
+
+def date_from_literal(text: str) -> datetime:
+    """Any of EMF's EDate formats; the fraction must be EMF's three millisecond digits."""
+    m = _DATE.match(text.strip())
+    if m is None:
+        raise ValueError(f"not an EMF date: {text!r}")
+    y, mo, d, hh, mm, ss, frac, tz = m.groups()
+    if frac is not None and len(frac) != 3:
+        raise ValueError(f"date fraction {frac!r} must be 3 digits: EMF reads it as milliseconds")
+    ms = int(frac or 0)
+    base = datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0), int(ss or 0), ms * 1000)
+    return base.replace(tzinfo=_zone(tz)).astimezone(UTC)
+
+
+def _zone(tz: str | None) -> timezone:
+    if tz is None or tz == "Z":
+        return UTC
+    digits = tz[1:].replace(":", "")
+    delta = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return timezone(-delta if tz[0] == "-" else delta)
+
+
+_STRING = Codec("EString", _str_ok, str, str)
+_BOOL = Codec("EBoolean", lambda v: isinstance(v, bool), lambda v: "true" if v else "false", _bool_from,
+              False)
+_DOUBLE = Codec("EDouble", _is_float, _float_to_literal, float, 0.0)
+_DATE_CODEC = Codec("EDate", lambda v: isinstance(v, datetime), date_to_literal, date_from_literal)
+_BIGDEC = Codec("EBigDecimal", _decimal_ok, str, Decimal)
+
+_BY_ECORE_NAME: dict[str, Codec] = {
+    "EString": _STRING,
+    "EBoolean": _BOOL,
+    "EBooleanObject": Codec("EBooleanObject", _BOOL.check, _BOOL.to_literal, _bool_from),
+    "EInt": _int_codec("EInt", 32, 0),
+    "EIntegerObject": _int_codec("EIntegerObject", 32, None),
+    "ELong": _int_codec("ELong", 64, 0),
+    "ELongObject": _int_codec("ELongObject", 64, None),
+    "EShort": _int_codec("EShort", 16, 0),
+    "EShortObject": _int_codec("EShortObject", 16, None),
+    "EBigInteger": _int_codec("EBigInteger", None, None),
+    "EDouble": _DOUBLE,
+    "EDoubleObject": Codec("EDoubleObject", _is_float, _float_to_literal, float),
+    "EFloat": Codec("EFloat", _is_float, _float_to_literal, float, 0.0),
+    "EFloatObject": Codec("EFloatObject", _is_float, _float_to_literal, float),
+    "EBigDecimal": _BIGDEC,
+    "EDate": _DATE_CODEC,
+}
+
+# Our own data types (typedefs) name their Java class; map it onto the Ecore built-in.
+_BY_JAVA_CLASS: dict[str, str] = {
+    "java.lang.String": "EString",
+    "boolean": "EBoolean",
+    "java.lang.Boolean": "EBooleanObject",
+    "int": "EInt",
+    "java.lang.Integer": "EIntegerObject",
+    "long": "ELong",
+    "java.lang.Long": "ELongObject",
+    "short": "EShort",
+    "java.lang.Short": "EShortObject",
+    "java.math.BigInteger": "EBigInteger",
+    "double": "EDouble",
+    "java.lang.Double": "EDoubleObject",
+    "float": "EFloat",
+    "java.lang.Float": "EFloatObject",
+    "java.math.BigDecimal": "EBigDecimal",
+    "java.util.Date": "EDate",
+}
+
+SUPPORTED_JAVA_CLASSES = frozenset(_BY_JAVA_CLASS)
+
+
+def is_ecore_builtin(dt: EDataType) -> bool:
+    pkg = dt.ePackage
+    return pkg is not None and pkg.nsURI == ECORE_NS
+
+
+def codec_for(dt: EDataType) -> Codec:
+    """The codec of a data type.
+
+    Raises:
+        CfSerializationError: the type has no EMF-faithful mapping.
+    """
+    if isinstance(dt, EEnum):
+        return _enum_codec(dt)
+    if is_ecore_builtin(dt):
+        key: str | None = dt.name
+    else:
+        key = _BY_JAVA_CLASS.get(dt.instanceClassName or "")
+    codec = _BY_ECORE_NAME.get(key or "")
+    if codec is None:
+        raise CfSerializationError(
+            f"data type {dt.name!r} (instanceClassName={dt.instanceClassName!r}) has no EMF-faithful "
+            f"mapping; use one of {', '.join(sorted(_BY_ECORE_NAME))} or a Java class among "
+            f"{', '.join(sorted(_BY_JAVA_CLASS))}",
+            code="unsupported-type",
+        )
+    return codec
+
+
+def _enum_codec(enum: EEnum) -> Codec:
+    literals = list(enum.eLiterals)
+    by_text = {literal_text(lit): lit for lit in literals}
+    by_name = {lit.name: lit for lit in literals}
+
+    def from_literal(text: str) -> Any:
+        lit = by_text.get(text) or by_name.get(text)
+        if lit is None:
+            raise ValueError(f"{text!r} is not a literal of enum {enum.name}")
+        return lit
+
+    default = literals[0] if literals else None
+    return Codec(enum.name, lambda v: v in literals, literal_text, from_literal, default)
+
+
+def literal_text(lit: Any) -> str:
+    """The text EMF writes for an enum literal: its ``literal``, else its name."""
+    text = lit.literal
+    return str(text) if text is not None else str(lit.name)
+
+
+def parse_literal(codec: Codec, text: str, where: str) -> Any:
+    """Read a literal, turning any failure into a located `CfSerializationError`."""
+    try:
+        return codec.from_literal(text)
+    except (ValueError, InvalidOperation, OverflowError) as exc:
+        message = f"{where}: bad {codec.name} value {text!r}: {exc}"
+        raise CfSerializationError(message, code="bad-value") from exc

@@ -1,0 +1,87 @@
+"""Typed helpers over PyEcore's dynamic API, with EMF's semantics where they differ.
+
+Input: PyEcore `EClass`es, features and objects. Output: features in EMF's order
+(``eAllStructuralFeatures``: supertypes first, in ``eSuperTypes`` order, each feature
+once, then the class's own; PyEcore lists its own features first), children in EMF's
+``eContents`` order, and the value EMF assumes for an unset feature (PyEcore's defaults
+differ for ``EShort``, enums with a ``defaultValueLiteral``, and more). PyEcore is untyped,
+so `Any` stays at this boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pyecore.ecore import EAttribute, EObject
+
+from cfmodel.serializers import datatypes
+
+
+def all_features(eclass: Any) -> list[Any]:
+    """``eAllStructuralFeatures`` in EMF's order."""
+    seen: set[int] = set()
+    out: list[Any] = []
+    for sup in eclass.eSuperTypes:
+        for f in all_features(sup):
+            if id(f) not in seen:
+                seen.add(id(f))
+                out.append(f)
+    for f in eclass.eStructuralFeatures:
+        if id(f) not in seen:
+            seen.add(id(f))
+            out.append(f)
+    return out
+
+
+def is_persistent(f: Any) -> bool:
+    """Saved by EMF's XMI serializer: neither transient nor derived (nor volatile)."""
+    return not (f.transient or f.derived or f.volatile)
+
+
+def persistent_features(eclass: Any) -> list[Any]:
+    return [f for f in all_features(eclass) if is_persistent(f)]
+
+
+def is_container_ref(f: Any) -> bool:
+    """The opposite of a containment: implied by nesting, never written."""
+    opp = f.eOpposite if not isinstance(f, EAttribute) else None
+    return opp is not None and bool(opp.containment)
+
+
+def children(obj: EObject) -> Iterator[EObject]:
+    """Directly contained objects, in EMF's ``eContents`` order."""
+    for f in all_features(obj.eClass):
+        if isinstance(f, EAttribute) or not f.containment or f.derived:
+            continue
+        if f.many:
+            yield from obj.eGet(f)
+        else:
+            child = obj.eGet(f)
+            if child is not None:
+                yield child
+
+
+def containment_step(obj: EObject, container: EObject) -> str:
+    """``feature`` or ``feature.index``: one step of an EMF positional fragment."""
+    f = obj.eContainmentFeature()
+    if not f.many:
+        return str(f.name)
+    return f"{f.name}.{list(container.eGet(f)).index(obj)}"
+
+
+def default_of(f: Any) -> Any:
+    """The value EMF assumes when a single-valued feature is unset."""
+    if not isinstance(f, EAttribute):
+        return None
+    codec = datatypes.codec_for(f.eType)
+    if f.defaultValueLiteral is not None:
+        return datatypes.parse_literal(codec, f.defaultValueLiteral, f"default of {f.name}")
+    return codec.emf_default
+
+
+def effective_value(obj: EObject, f: Any) -> Any:
+    """A single-valued feature's value as EMF sees it (its default when unset)."""
+    if obj.eIsSet(f):
+        return obj.eGet(f)
+    return default_of(f)

@@ -1,0 +1,262 @@
+"""Checks that run before anything is written, so EMF never sees a file it rejects.
+
+Input: metamodels (`EPackage`s) or instance roots with their ids. Output: nothing, or
+one `CfSerializationError` (code ``invalid-metamodel`` / ``invalid-model``) whose notes
+list every problem found (up to `MAX_REPORTED`), each naming the element by path.
+Guarantees after a clean check: names are well formed and unique (classifiers per
+package, features per class including inherited ones, also ignoring case, as EMF's
+EcoreValidator does); every package has an nsURI and nsPrefix; every typed element has a
+type of the right kind with an EMF-faithful data type mapping; bounds and default
+literals are valid; opposites pair up; instance objects have required features set,
+values of the right type and range, references that stay inside the document, paired
+opposites, and unique ids.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EObject, EPackage
+
+from cfmodel.errors import CfSerializationError, Note
+from cfmodel.serializers import datatypes, model
+
+MAX_REPORTED = 20
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_NCNAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:\S+\Z")
+# An id must be an XML NCName (xmi:id is an xsd:ID). Measured: EMF's reader takes an
+# IDREF with ':' for a URI and silently drops the reference; spaces split IDREFS; '#'
+# makes an href; a leading '/' makes a positional path. `base.ncname_id` makes any key safe.
+_ID = re.compile(r"[^\W\d][\w.\-]*\Z")
+
+
+def fail(what: str, code: str, problems: list[str]) -> None:
+    """Raise one error carrying every problem (the first `MAX_REPORTED`) as notes."""
+    if not problems:
+        return
+    shown = problems[:MAX_REPORTED]
+    more = len(problems) - len(shown)
+    notes = [Note(None, p) for p in shown] + ([Note(None, f"... and {more} more")] if more else [])
+    plural = "s" if len(problems) != 1 else ""
+    raise CfSerializationError(f"{what}: {len(problems)} problem{plural}", code=code, notes=notes)
+
+
+# ---- metamodels -----------------------------------------------------------------------
+
+
+def check_packages(packages: Iterable[EPackage]) -> None:
+    problems: list[str] = []
+    uris: dict[str, str] = {}
+    for pkg in packages:
+        _check_package(pkg, pkg.name or "?", problems, uris)
+    fail("metamodel is not valid Ecore", "invalid-metamodel", problems)
+
+
+def _check_name(name: Any, where: str, problems: list[str]) -> None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        problems.append(f"{where}: name {name!r} is not a well-formed identifier")
+
+
+def _check_unique(names: Iterable[tuple[str, Any]], where: str, problems: list[str]) -> None:
+    seen: dict[str, str] = {}
+    for kind_name, name in names:
+        if not isinstance(name, str):
+            continue
+        other = seen.get(name.lower())
+        if other is not None:
+            same = "the same name" if other == name else "names that differ only in case"
+            problems.append(f"{where}: {kind_name} {other!r} and {name!r} have {same}")
+        else:
+            seen[name.lower()] = name
+
+
+def _check_package(pkg: EPackage, where: str, problems: list[str], uris: dict[str, str]) -> None:
+    _check_name(pkg.name, where, problems)
+    if not pkg.nsURI or not _URI.match(pkg.nsURI):
+        problems.append(f"{where}: nsURI {pkg.nsURI!r} is missing or not a well-formed URI")
+    elif pkg.nsURI in uris:
+        problems.append(f"{where}: nsURI {pkg.nsURI!r} is also used by package {uris[pkg.nsURI]}")
+    else:
+        uris[pkg.nsURI] = where
+    if not pkg.nsPrefix or not _NCNAME.match(pkg.nsPrefix) or pkg.nsPrefix.lower().startswith("xml"):
+        problems.append(f"{where}: nsPrefix {pkg.nsPrefix!r} is missing or not a well-formed XML prefix")
+    _check_unique((("classifier", c.name) for c in pkg.eClassifiers), where, problems)
+    _check_unique((("subpackage", s.name) for s in pkg.eSubpackages), where, problems)
+    for c in pkg.eClassifiers:
+        _check_classifier(c, f"{where}.{c.name}", problems)
+    for sub in pkg.eSubpackages:
+        _check_package(sub, f"{where}.{sub.name}", problems, uris)
+
+
+def _check_classifier(c: Any, where: str, problems: list[str]) -> None:
+    _check_name(c.name, where, problems)
+    if isinstance(c, EClass):
+        _check_class(c, where, problems)
+    elif isinstance(c, EEnum):
+        _check_enum(c, where, problems)
+    elif isinstance(c, EDataType):
+        _check_codec(c, where, problems)
+
+
+def _check_codec(dt: Any, where: str, problems: list[str]) -> None:
+    try:
+        datatypes.codec_for(dt)
+    except CfSerializationError as exc:
+        problems.append(f"{where}: {exc.message}")
+
+
+def _check_enum(e: EEnum, where: str, problems: list[str]) -> None:
+    if not e.eLiterals:
+        problems.append(f"{where}: enum has no literals")
+    _check_unique((("literal", lit.name) for lit in e.eLiterals), where, problems)
+    for lit in e.eLiterals:
+        _check_name(lit.name, f"{where}.{lit.name}", problems)
+
+
+def _supertypes_acyclic(c: EClass, where: str, problems: list[str]) -> bool:
+    seen: set[int] = set()
+    todo = list(c.eSuperTypes)
+    while todo:
+        s = todo.pop()
+        if s is c:
+            problems.append(f"{where}: the class is its own supertype (cycle in eSuperTypes)")
+            return False
+        if id(s) not in seen:
+            seen.add(id(s))
+            todo.extend(s.eSuperTypes)
+    return True
+
+
+def _check_class(c: EClass, where: str, problems: list[str]) -> None:
+    if c.interface and not c.abstract:
+        problems.append(f"{where}: an interface must also be abstract")
+    if not _supertypes_acyclic(c, where, problems):
+        return
+    feats = model.all_features(c)
+    _check_unique((("feature", f.name) for f in feats), where, problems)
+    for f in c.eStructuralFeatures:
+        _check_feature(f, f"{where}.{f.name}", problems)
+
+
+def _check_feature(f: Any, where: str, problems: list[str]) -> None:
+    _check_name(f.name, where, problems)
+    lower, upper = f.lowerBound, f.upperBound
+    if lower < 0 or upper == 0 or upper < -2 or (upper > 0 and upper < lower):
+        problems.append(f"{where}: bounds [{lower}..{upper}] are not valid")
+    if isinstance(f, EAttribute):
+        _check_attribute(f, where, problems)
+    else:
+        _check_reference(f, where, problems)
+
+
+def _check_attribute(f: EAttribute, where: str, problems: list[str]) -> None:
+    t = f.eType
+    if t is None or not isinstance(t, EDataType) or isinstance(t, EClass):
+        problems.append(f"{where}: attribute has no data type (eType={t!r})")
+        return
+    try:
+        codec = datatypes.codec_for(t)
+        if f.defaultValueLiteral is not None:
+            datatypes.parse_literal(codec, f.defaultValueLiteral, "default")
+    except CfSerializationError as exc:
+        problems.append(f"{where}: {exc.message}")
+
+
+def _check_reference(f: Any, where: str, problems: list[str]) -> None:
+    if not isinstance(f.eType, EClass):
+        problems.append(f"{where}: reference type {f.eType!r} is not a class")
+        return
+    opp = f.eOpposite
+    if opp is None:
+        return
+    if opp.eOpposite is not f:
+        problems.append(f"{where}: opposite {opp.name} does not point back")
+    if opp not in model.all_features(f.eType):
+        problems.append(f"{where}: opposite {opp.name} is not a feature of {f.eType.name}")
+    if f.containment and opp.containment:
+        problems.append(f"{where}: a containment and its opposite cannot both be containments")
+    if f.containment and opp.upperBound != 1:
+        problems.append(f"{where}: the opposite of a containment ({opp.name}) must have upper bound 1")
+
+
+# ---- instance models ------------------------------------------------------------------
+
+
+def check_objects(objects: list[EObject], ids: Mapping[EObject, str]) -> None:
+    """Check a whole document (`objects` in pre-order) before it is written."""
+    problems: list[str] = []
+    inside = {id(o) for o in objects}
+    _check_ids(ids, problems)
+    id_attrs: dict[tuple[int, Any], str] = {}
+    for index, obj in enumerate(objects):
+        where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
+        if obj.eClass.abstract:
+            problems.append(f"{where}: class {obj.eClass.name} is abstract")
+        for f in model.persistent_features(obj.eClass):
+            _check_value(obj, f, f"{where}.{f.name}", inside, problems)
+            if isinstance(f, EAttribute) and f.iD:
+                _check_id_attribute(obj, f, where, id_attrs, problems)
+        if len(problems) > MAX_REPORTED:
+            break
+    fail("model cannot be written", "invalid-model", problems)
+
+
+def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
+    owner: dict[str, EObject] = {}
+    for obj, ident in ids.items():
+        if not isinstance(ident, str) or not _ID.match(ident):
+            problems.append(f"id {ident!r} of a {obj.eClass.name} is not an XML NCName (use base.ncname_id)")
+        elif ident in owner:
+            both = f"{owner[ident].eClass.name}, {obj.eClass.name}"
+            problems.append(f"id {ident!r} is given to two objects ({both})")
+        else:
+            owner[ident] = obj
+
+
+def _check_id_attribute(obj: EObject, f: Any, where: str, seen: dict[tuple[int, Any], str],
+                        problems: list[str]) -> None:
+    v = obj.eGet(f)
+    if v is None:
+        return
+    key = (id(f), v)
+    if key in seen:
+        problems.append(f"{where}: iD attribute {f.name}={v!r} is also used by {seen[key]}")
+    else:
+        seen[key] = where
+
+
+def _check_value(obj: EObject, f: Any, where: str, inside: set[int], problems: list[str]) -> None:
+    if f.many:
+        values = list(obj.eGet(f))
+        n = len(values)
+        if n < f.lowerBound or (f.upperBound > 0 and n > f.upperBound):
+            problems.append(f"{where}: {n} values, expected [{f.lowerBound}..{f.upperBound}]")
+    else:
+        v = obj.eGet(f) if obj.eIsSet(f) else None
+        values = [] if v is None else [v]
+        if not values and f.lowerBound > 0 and model.default_of(f) is None:
+            problems.append(f"{where}: required feature is not set")
+    if isinstance(f, EAttribute):
+        codec = datatypes.codec_for(f.eType)
+        bad = [v for v in values if not codec.check(v)]
+        problems.extend(f"{where}: value {v!r} is not a valid {codec.name}" for v in bad)
+    else:
+        _check_targets(obj, f, values, where, inside, problems)
+
+
+def _check_targets(obj: EObject, f: Any, values: list[Any], where: str, inside: set[int],
+                   problems: list[str]) -> None:
+    opp = f.eOpposite
+    for v in values:
+        if not isinstance(v, EObject) or id(v) not in inside:
+            problems.append(f"{where}: target {v!r} is not an object of this document")
+        elif opp is not None and not _paired(v, opp, obj):
+            problems.append(f"{where}: target {v.eClass.name} does not list it back in {opp.name}")
+
+
+def _paired(target: EObject, opp: Any, obj: EObject) -> bool:
+    back = target.eGet(opp)
+    return bool(obj in back) if opp.many else back is obj
