@@ -16,11 +16,18 @@ GOLDEN = Path(__file__).parent / "golden"
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    cache = cwd / ".test-cache" if cwd != REPO and cwd != EXAMPLE else Path(tempfile.mkdtemp(prefix="cfmodel-"))
+    cache = (
+        cwd / ".test-cache" if cwd != REPO and cwd != EXAMPLE else Path(tempfile.mkdtemp(prefix="cfmodel-"))
+    )
     env = {**os.environ, "CFMODEL_CACHE_DIR": str(cache)}
     env.pop("CFMODEL_DEBUG", None)
     return subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+        [sys.executable, "-m", "cfmodel", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
     )
 
 
