@@ -132,3 +132,21 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("usage: cfmodel")
     assert_no_traceback(result)
+
+
+def test_internal_errors_are_reported_as_bugs_without_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cfmodel import cli
+
+    def broken(_args: object) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "cmd_check", broken)
+    monkeypatch.delenv("CFMODEL_DEBUG", raising=False)
+    assert cli.main(["check", str(EXAMPLE)]) == 3
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "cfmodel: internal error: RuntimeError: boom\n"
+        "cfmodel: this is a bug; set CFMODEL_DEBUG=1 for details and please report it\n"
+    )
