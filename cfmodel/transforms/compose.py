@@ -331,13 +331,17 @@ class Entry:
         return (self.layer, -self.score, self.order)
 
     def category(self) -> str:
-        if not self.conditions:
-            return "category common"
-        words = " and ".join(f'{name} "{value}"' for name, value in self.conditions)
-        return ("category " if len(self.conditions) == 1 else "categories ") + words
+        return _category_words(self.conditions)
 
     def where(self) -> str:
         return f'bindings {self.origin}, layer "{self.layer_name}", {self.category()}'
+
+
+def _category_words(conditions: tuple[tuple[str, str], ...]) -> str:
+    if not conditions:
+        return "category common"
+    words = " and ".join(f'{name} "{value}"' for name, value in conditions)
+    return ("category " if len(conditions) == 1 else "categories ") + words
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,7 +401,8 @@ class _Collector:
             return
         self._reported.add(id(test))
         known = ", ".join(n for n in self.c.categories if n != "common")
-        message = f'unknown category "{name}" (the categories are: {known})'
+        where = f'bindings {self.origin}, layer "{self.layer_name}"'
+        message = f'unknown category "{name}" ({where}; the categories are: {known})'
         self.c.diags.error(self.c.spans.get(test), message, "unknown-category")
 
     def entry(self, element: ModelObject, ctx: _Context, key: Key, kind: str, **extra: Any) -> Entry:
@@ -426,7 +431,7 @@ class _Collector:
         declared = type_spec(key_obj.type) if key_obj is not None else None
         name = str(key_obj.name) if key_obj is not None else ""
         producer = element.producer
-        if not self._valid_binding(element, key_obj, name, producer):
+        if not self._valid_binding(element, ctx, key_obj, name):
             return
         ident = element.multibindId
         kind = "fragment" if ident else "bind"
@@ -434,10 +439,11 @@ class _Collector:
         self.entry(element, ctx, key_of(declared, name), kind, declared=declared, producer=producer,
                    multibind_id=ident, optional=element.optional, **flags)  # fmt: skip
 
-    def _valid_binding(
-        self, element: ModelObject, key: ModelObject, name: str, producer: ModelObject
-    ) -> bool:
-        span = self.c.spans.get(element)
+    def where(self, ctx: _Context) -> str:
+        return f'bindings {self.origin}, layer "{self.layer_name}", {_category_words(ctx.conditions)}'
+
+    def _valid_binding(self, element: ModelObject, ctx: _Context, key: ModelObject, name: str) -> bool:
+        span, producer = self.c.spans.get(element), element.producer
         problem = None
         if element.abstract and producer is not None:
             problem = "an abstract binding cannot have a producer (remove `to ...`)"
@@ -446,10 +452,11 @@ class _Collector:
         elif key is None and not element.multibindId:
             problem = "a binding without a key must contribute to a multibind (`in '<id>'`)"
         if problem is not None:
-            self.c.diags.error(span, problem, "invalid-binding")
+            self.c.diags.error(span, f"{problem} ({self.where(ctx)})", "invalid-binding")
             return False
         if name.startswith("/"):
             message = f'the name "{name}" is reserved: names starting with "/" belong to the injector'
+            message += f" ({self.where(ctx)})"
             self.c.diags.error(span, message, "reserved-name")
             return False
         return True
@@ -517,7 +524,7 @@ class _Collector:
                 self._entry_at(entry, element, ctx, key, declared=declared, value_expr=entry.value, **flags)
         else:
             wanted = "an array of names" if element.abstract else "a hash of names to values"
-            message = f"variables must be bound to {wanted}"
+            message = f"variables must be bound to {wanted} ({self.where(ctx)})"
             self.c.diags.error(self.c.spans.get(element), message, "invalid-binding")
 
 
@@ -710,9 +717,9 @@ class _Composer:
 
     def _bind(self, key: Key, group: list[Entry], index: int) -> Resolved | None:
         entry = group[index]
-        lazy = self._lazy(entry)
-        if lazy is not None:
-            return Resolved(entry, None, lazy)
+        if entry.producer is not None and entry.producer.eClass.name == "CustomProducer":
+            lazy = self._lazy(entry)
+            return Resolved(entry, None, lazy) if lazy is not None else None
         value = self._produce(entry)
         if value is None and entry.optional:
             below = _next_weaker(group, index)
@@ -762,18 +769,24 @@ class _Composer:
             producer = entry.producer
             if producer is None:
                 return None
-            if producer.eClass.name == "TypeProducer":
+            kind = producer.eClass.name
+            if kind == "TypeProducer":
                 return TypeValue(type_spec(producer.type) or TypeSpec("Any"))
-            return evaluate(producer.value, self.facts)
+            return evaluate(producer.value, self.facts) if kind == "ConstantProducer" else None
         except ExpressionError as err:
-            self.error(self.spans.get(err.element) or entry.span, err.message, "expression-error")
+            self._expression_error(err, entry)
             return None
 
+    def _expression_error(self, err: ExpressionError, entry: Entry) -> None:
+        message = f"{err.message} (in the binding of {entry.key}, {entry.where()})"
+        self.error(self.spans.get(err.element) or entry.span, message, "expression-error")
+
     def _lazy(self, entry: Entry) -> Callable[[], Value] | None:
-        producer = entry.producer
-        if producer is None or producer.eClass.name != "CustomProducer":
-            return None
-        name = str(producer.name) if producer.name else str(type_spec(producer.type))
+        """A custom producer, called at each lookup (None: unknown producer, reported)."""
+        producer: Any = entry.producer
+        spec = type_spec(producer.type) or TypeSpec("Any")
+        runtime = spec.args[0].name if spec.name == "Type" and spec.args else spec.name
+        name = str(producer.name) if producer.name else runtime
         factory = self._factory(name, entry)
         args_expr = _option(entry.element, "producer_args")
         args = evaluate(args_expr, self.facts) if args_expr is not None else {}
@@ -825,7 +838,7 @@ class _Composer:
         try:
             return combine(spec.name, fragments, combinator, self.facts, knockout, self._duplicate)
         except ExpressionError as err:
-            self.error(self.spans.get(err.element) or entry.span, err.message, "expression-error")
+            self._expression_error(err, entry)
             return None
 
     def _combinator(self, entry: Entry, kind: str) -> str | LambdaValue | None:
@@ -836,8 +849,9 @@ class _Composer:
         allowed = ARRAY_STRATEGIES if kind == "Array" else HASH_STRATEGIES
         if isinstance(value, LambdaValue) or value in allowed:
             return value  # type: ignore[no-any-return]  # a strategy name or a lambda
-        message = f"unknown combinator {show(value)} for an {kind} multibind (use a lambda or one of: "
-        self.error(self.spans.get(option), message + ", ".join(allowed) + ")", "unknown-combinator")
+        message = f"unknown combinator {show(value)} for the {kind} multibind {entry.key} ({entry.where()}; "
+        message += "use a lambda or one of: " + ", ".join(allowed) + ")"
+        self.error(self.spans.get(option), message, "unknown-combinator")
         return None
 
     def _fragment_values(self, key: Key, entry: Entry, spec: TypeSpec) -> list[tuple[Entry, Value]]:
@@ -887,6 +901,7 @@ class _Composer:
             if first is not resolved:
                 entry = resolved.entry
                 message = f'the multibind id "{ident}" is used by {first.entry.key} and {entry.key}'
+                message += f" ({entry.where()})"
                 note = Note(first.entry.span, f"the multibind {first.entry.key} is here")
                 self.error(entry.span, message, "duplicate-multibind-id", [note])
 
@@ -1378,7 +1393,8 @@ def call_lambda(function: LambdaValue, args: Sequence[Value], facts: Mapping[str
     """Call a lambda: its parameters shadow the facts."""
     if len(args) != len(function.parameters):
         wanted = len(function.parameters)
-        raise ExpressionError(f"the combinator takes {wanted} parameters, {len(args)} given", function.body)
+        message = f"the combinator takes {wanted} parameter{'s' if wanted != 1 else ''}, {len(args)} given"
+        raise ExpressionError(message, function.body)
     scope = ChainMap(dict(zip(function.parameters, args, strict=True)), dict(facts))
     return evaluate(function.body, scope)
 
