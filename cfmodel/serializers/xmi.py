@@ -38,7 +38,7 @@ from pyecore.ecore import EAttribute, EObject
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError, Span
-from cfmodel.serializers import atomic, canonical, datatypes, model, validate
+from cfmodel.serializers import atomic, canonical, datatypes, linking, model, validate
 from cfmodel.serializers.base import XMI_NS, XSI_NS, Document, IdFunction, attach, ids_from, local_registry
 from cfmodel.serializers.xmlsafe import XmlLimits, parse_bytes, parse_file
 from cfmodel.serializers.xmlwrite import XmlWriter
@@ -98,9 +98,7 @@ class _Writer:
         self.w = XmlWriter()
         self.prefixes: dict[str, str] = {}  # nsURI -> prefix
         self.plans: dict[int, _ClassPlan] = {}
-        self.root_index = {id(r): i for i, r in enumerate(roots)}
-        self.frag_cache: dict[int, str] = {}
-        self.positions: dict[tuple[int, str], dict[int, int]] = {}
+        self.names = linking.Fragments(roots, ids)
 
     def plan(self, eclass: Any) -> _ClassPlan:
         found = self.plans.get(id(eclass))
@@ -176,32 +174,7 @@ class _Writer:
                     yield f.name, self.fragment(t)
 
     def fragment(self, obj: EObject) -> str:
-        """The id, else EMF's positional fragment (``/1/@files.0``, ``//@files.0``)."""
-        key = id(obj)
-        found = self.frag_cache.get(key)
-        if found is None:
-            found = self.ids.get(obj) or self.position(obj)
-            self.frag_cache[key] = found
-        return found
-
-    def position(self, obj: EObject) -> str:
-        container = obj.eContainer()
-        if not isinstance(container, EObject):
-            return "/" if len(self.roots) == 1 else f"/{self.root_index[id(obj)]}"
-        base = self.position(container)
-        f = obj.eContainmentFeature()
-        step = f"@{f.name}"
-        if f.many:
-            step += f".{self.index_in(container, f, obj)}"
-        return f"{base}/{step}" if base != "/" else f"//{step}"
-
-    def index_in(self, container: EObject, f: Any, obj: EObject) -> int:
-        key = (id(container), str(f.name))
-        positions = self.positions.get(key)
-        if positions is None:
-            positions = {id(c): i for i, c in enumerate(container.eGet(f))}
-            self.positions[key] = positions
-        return positions[id(obj)]
+        return self.names(obj)
 
 
 # ---- reading --------------------------------------------------------------------------
@@ -340,113 +313,25 @@ class _Reader:
         if f.many:
             parent.eGet(f).append(child, update_opposite=False)
         else:
-            _set_single(parent, f, child)
+            linking.set_single(parent, f, child)
         if f.eOpposite is not None:
-            _set_single(child, f.eOpposite, parent)
+            linking.set_single(child, f.eOpposite, parent)
 
     def resolve_references(self) -> None:
-        positional = _Positions(self.roots)
-        id_attrs = _IdAttributes(self.roots)
+        targets = linking.Targets(self.roots, self.by_id)
         paired: list[tuple[EObject, Any, EObject]] = []
         for obj, f, text, line in self.pending:
-            targets = [self.target(tok, positional, id_attrs, line) for tok in text.split()]
-            _set_references(obj, f, targets)
+            found = [self.target(targets, tok, line) for tok in text.split()]
+            linking.set_references(obj, f, found)
             if f.eOpposite is not None:
-                paired.extend((obj, f, t) for t in targets)
+                paired.extend((obj, f, t) for t in found)
         for obj, f, t in paired:
-            _ensure_back(obj, f, t)
+            linking.ensure_back(obj, f, t)
 
-    def target(self, token: str, positional: _Positions, id_attrs: _IdAttributes, line: int) -> EObject:
+    def target(self, targets: linking.Targets, token: str, line: int) -> EObject:
         if "#" in token:
             raise self.fail(line, f"cross-document reference {token!r} is not supported")
-        if token.startswith("/"):
-            found = positional.find(token)
-        else:
-            found = self.by_id.get(token) or id_attrs.find(token)
+        found = targets.find(token)
         if found is None:
             raise self.fail(line, f"unresolved reference {token!r}")
         return found
-
-
-def _set_single(obj: EObject, f: Any, value: Any) -> None:
-    obj.eGet(f)  # PyEcore creates the value holder on first access
-    obj.__dict__[f.name]._set(value, update_opposite=False)
-
-
-def _set_references(obj: EObject, f: Any, targets: list[EObject]) -> None:
-    """Set exactly what the file lists; opposites are handled by `_ensure_back`."""
-    update = f.eOpposite is None  # keeps PyEcore's inverse-reference index for one-way refs
-    if f.many:
-        coll = obj.eGet(f)
-        for t in targets:
-            if not f.unique or t not in coll:
-                coll.append(t, update_opposite=update)
-    elif targets:
-        obj.eGet(f)
-        obj.__dict__[f.name]._set(targets[-1], update_opposite=update)
-
-
-def _ensure_back(obj: EObject, f: Any, target: EObject) -> None:
-    """Add the other side of a bidirectional reference when the file left it out."""
-    opp = f.eOpposite
-    if opp.many:
-        back = target.eGet(opp)
-        if obj not in back:
-            back.append(obj, update_opposite=False)
-    elif target.eGet(opp) is not obj:
-        _set_single(target, opp, obj)
-
-
-class _Positions:
-    """Resolves EMF positional fragments: ``/``, ``/2``, ``//@a.1/@b``, ``/2/@a.0``."""
-
-    def __init__(self, roots: list[EObject]) -> None:
-        self.roots = roots
-
-    def find(self, fragment: str) -> EObject | None:
-        parts = fragment.split("/")[1:]
-        if not parts or not self.roots:
-            return None
-        head = parts[0]
-        if head == "":
-            obj: Any = self.roots[0]
-        elif head.isdigit() and int(head) < len(self.roots):
-            obj = self.roots[int(head)]
-        else:
-            return None
-        for step in parts[1:]:
-            obj = self.step(obj, step)
-            if obj is None:
-                return None
-        return obj if isinstance(obj, EObject) else None
-
-    @staticmethod
-    def step(obj: EObject, step: str) -> Any:
-        if not step.startswith("@"):
-            return None
-        name, _, index = step[1:].partition(".")
-        f = obj.eClass.findEStructuralFeature(name)
-        if f is None:
-            return None
-        value = obj.eGet(f)
-        if not f.many:
-            return value
-        items = list(value)
-        return items[int(index)] if index.isdigit() and int(index) < len(items) else None
-
-
-class _IdAttributes:
-    """EMF also identifies objects by their class's iD attribute; built on first use."""
-
-    def __init__(self, roots: list[EObject]) -> None:
-        self.roots = roots
-        self.table: dict[str, EObject] | None = None
-
-    def find(self, token: str) -> EObject | None:
-        if self.table is None:
-            self.table = {}
-            for obj in canonical.walk(self.roots):
-                for f in model.all_features(obj.eClass):
-                    if isinstance(f, EAttribute) and f.iD and obj.eIsSet(f):
-                        self.table.setdefault(str(obj.eGet(f)), obj)
-        return self.table.get(token)

@@ -1,0 +1,150 @@
+"""One test per measured PyEcore 0.15.2 pitfall, each proved fixed (EMF's side of the
+same facts is checked in tests/emf/test_emf_interop.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from pyecore.ecore import EAttribute, EClass, EDate, EInt, EPackage, EReference, EString
+from pyecore.resources import ResourceSet
+
+from cfmodel.errors import CfSerializationError
+from cfmodel.serializers import canonical, ecore, json, xmi
+from tests.serializers.samples import infra_package
+
+
+def test_pitfall_1_eopposite_is_written_to_ecore() -> None:
+    text = ecore.to_bytes(infra_package()).decode()
+    assert 'name="files" upperBound="-1" eType="#//File" containment="true" eOpposite="#//File/host"' in text
+    assert 'name="peerOf" upperBound="-1" eType="#//Host" eOpposite="#//Host/peers"' in text
+
+
+def _service_package() -> tuple[EPackage, EClass]:
+    pkg = EPackage("d", nsURI="http://cfmodel.example/d", nsPrefix="d")
+    svc = EClass("Service")
+    svc.eStructuralFeatures.append(EAttribute("port", EInt, defaultValueLiteral="80"))
+    svc.eStructuralFeatures.append(EAttribute("count", EInt))
+    pkg.eClassifiers.append(svc)
+    return pkg, svc
+
+
+def test_pitfall_2_default_literal_and_default_equal_values_are_written() -> None:
+    pkg, svc = _service_package()
+    assert 'defaultValueLiteral="80"' in ecore.to_bytes(pkg).decode()
+    # 0 equals PyEcore's EInt default, 80 the literal: both must be in the file.
+    text = xmi.to_bytes([svc(port=0, count=0), svc(port=80)]).decode()
+    assert '<d:Service port="0" count="0"/>' in text
+    assert '<d:Service port="80"/>' in text
+
+
+def test_pitfall_3_dates_carry_milliseconds() -> None:
+    pkg = EPackage("t", nsURI="http://cfmodel.example/t", nsPrefix="t")
+    ev = EClass("Event")
+    ev.eStructuralFeatures.append(EAttribute("at", EDate))
+    pkg.eClassifiers.append(ev)
+    when = datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=timezone(timedelta(hours=2)))
+    text = xmi.to_bytes([ev(at=when)]).decode()
+    assert 'at="2024-05-06T05:08:09.123+0000"' in text  # UTC, three digits: EMF's milliseconds
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "t.ecore", rset)
+    back = xmi.from_bytes(text.encode(), rset).roots[0].at
+    assert back == when.replace(microsecond=123000)
+    micro = text.replace(".123+0000", ".123456+0000").encode()  # what PyEcore writes
+    with pytest.raises(CfSerializationError, match="must be 3 digits: EMF reads it as milliseconds"):
+        xmi.from_bytes(micro, rset)
+
+
+def _notes(exc: pytest.ExceptionInfo[CfSerializationError]) -> list[str]:
+    return [n.message for n in exc.value.notes]
+
+
+def test_pitfall_4_models_are_validated_before_writing() -> None:
+    pkg = infra_package()
+    host_c, file_c = pkg.getEClassifier("Host"), pkg.getEClassifier("File")
+    nameless = host_c()  # name is required
+    big = host_c(name="big", cpus=2**31)  # EInt overflows Java's int
+    stray = host_c(name="stray")
+    nameless.primary = file_c(name="orphan")  # not contained anywhere in the document
+    with pytest.raises(CfSerializationError) as exc:
+        xmi.to_bytes([nameless, big], xmi.XmiOptions(id_of=lambda o: "same"))
+    notes = _notes(exc)
+    assert exc.value.code == "invalid-model"
+    assert any("name: required feature is not set" in n for n in notes)
+    assert any("2147483648 is not a valid EInt" in n for n in notes)
+    assert any("id 'same' is given to two objects" in n for n in notes)
+    assert any("primary: target" in n and "not an object of this document" in n for n in notes)
+    with pytest.raises(CfSerializationError, match="not an XML NCName"):
+        xmi.to_bytes([stray], xmi.XmiOptions(id_of=lambda o: "Host:stray"))
+
+
+def test_pitfall_4_nothing_is_written_when_invalid(tmp_path: Path) -> None:
+    target = tmp_path / "m.xmi"
+    target.write_text("old")
+    host_c = infra_package().getEClassifier("Host")
+    with pytest.raises(CfSerializationError):
+        xmi.write(target, [host_c()])
+    assert target.read_text() == "old"
+
+
+def test_pitfall_5_metamodels_emf_rejects_are_refused() -> None:
+    pkg = EPackage("bad name", nsURI=None, nsPrefix=None)
+    c = EClass("Thing")
+    c.eStructuralFeatures += [EAttribute("x", EString), EAttribute("x", EInt), EAttribute("untyped"),
+                              EAttribute("X", EString)]
+    d = EClass("Other")
+    d.eStructuralFeatures.append(EReference("r"))
+    pkg.eClassifiers += [c, d, EClass("Thing")]
+    with pytest.raises(CfSerializationError) as exc:
+        ecore.to_bytes(pkg)
+    notes = "\n".join(_notes(exc))
+    assert exc.value.code == "invalid-metamodel"
+    for expected in ("name 'bad name' is not a well-formed identifier", "nsURI None is missing",
+                     "nsPrefix None is missing", "feature 'x' and 'x' have the same name",
+                     "'x' and 'X' have names that differ only in case", "attribute has no data type",
+                     "reference type", "classifier 'Thing' and 'Thing' have the same name"):
+        assert expected in notes
+
+
+def _peers_package() -> tuple[EPackage, EClass]:
+    pkg = EPackage("p", nsURI="http://cfmodel.example/p", nsPrefix="p")
+    node = EClass("Node")
+    out_, in_ = EReference("out", node, upper=-1), EReference("in", node, upper=-1)
+    out_.eOpposite = in_
+    node.eStructuralFeatures += [EAttribute("name", EString), out_, in_]
+    pkg.eClassifiers.append(node)
+    return pkg, node
+
+
+@pytest.mark.parametrize("module", [json, xmi], ids=["json", "xmi"])
+def test_pitfall_6_bidirectional_collections_are_not_duplicated(module: object) -> None:
+    pkg, node = _peers_package()
+    a, b, c = node(name="a"), node(name="b"), node(name="c")
+    a.out.extend([b, c])
+    c.out.append(b)
+    data = module.to_bytes([a, b, c])  # type: ignore[attr-defined]
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "p.ecore", rset)
+    ra, rb, rc = module.from_bytes(data, rset).roots  # type: ignore[attr-defined]
+    assert [x.name for x in ra.out] == ["b", "c"]
+    assert [x.name for x in rb.__getattribute__("in")] == ["a", "c"]
+    assert [x.name for x in rc.__getattribute__("in")] == ["a"]
+    assert canonical.dump_objects([ra, rb, rc]) == canonical.dump_objects([a, b, c])
+
+
+def test_pitfall_6_a_missing_side_is_added_once() -> None:
+    pkg, _node = _peers_package()
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "p.ecore", rset)
+    one_sided = (b'{"format": "cfmodel-instances", "version": 1, "packages": {"p": "http://cfmodel.example/p"},'
+                 b' "roots": [{"$class": "p:Node", "name": "a", "out": ["/1"]}, {"$class": "p:Node", "name": "b"}]}')
+    a, b = json.from_bytes(one_sided, rset).roots
+    assert list(b.__getattribute__("in")) == [a] and list(a.out) == [b]
+
+
+def test_readers_use_only_the_given_resource_set() -> None:
+    _pkg, node = _peers_package()
+    data = xmi.to_bytes([node(name="a")])
+    with pytest.raises(CfSerializationError, match="no metamodel registered"):
+        xmi.from_bytes(data, ResourceSet())
