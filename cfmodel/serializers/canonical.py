@@ -141,13 +141,15 @@ class Paths:
         return f"{f.name}.{positions[id(obj)]}"
 
 
-def walk(roots: Iterable[EObject]) -> Iterator[EObject]:
+def walk(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> Iterator[EObject]:
     """Every object of the document in EMF's ``getAllContents`` order (pre-order)."""
+    features = cache or model.FeatureCache()
     stack = list(reversed(list(roots)))
     while stack:
         obj = stack.pop()
         yield obj
-        stack.extend(reversed(list(model.children(obj))))
+        if features.containments(obj.eClass):
+            stack.extend(reversed(list(model.children(obj, features))))
 
 
 def dump_objects(roots: list[EObject], ids: Mapping[EObject, str] | None = None) -> list[str]:

@@ -64,9 +64,10 @@ def write(target: Path | str, roots: Sequence[EObject], options: JsonOptions | N
 def to_bytes(roots: Sequence[EObject], options: JsonOptions | None = None) -> bytes:
     opts = options or JsonOptions()
     roots = list(roots)
-    objects = list(canonical.walk(roots))
+    cache = model.FeatureCache()
+    objects = list(canonical.walk(roots, cache))
     ids = ids_from(opts.id_of, objects)
-    validate.check_objects(objects, ids)
+    validate.check_objects(objects, ids, cache)
     prefixes: dict[str, str] = {}
     names = linking.Fragments(roots, ids)
     body = [_encode(r, ids, names, prefixes) for r in roots]

@@ -49,11 +49,32 @@ def is_container_ref(f: Any) -> bool:
     return opp is not None and bool(opp.containment)
 
 
-def children(obj: EObject) -> Iterator[EObject]:
+class FeatureCache:
+    """Per-class feature lists for one serialization run (metamodels may change between runs)."""
+
+    def __init__(self) -> None:
+        self._persistent: dict[int, list[Any]] = {}
+        self._containments: dict[int, list[Any]] = {}
+
+    def persistent(self, eclass: Any) -> list[Any]:
+        found = self._persistent.get(id(eclass))
+        if found is None:
+            found = self._persistent[id(eclass)] = persistent_features(eclass)
+        return found
+
+    def containments(self, eclass: Any) -> list[Any]:
+        found = self._containments.get(id(eclass))
+        if found is None:
+            found = self._containments[id(eclass)] = [
+                f for f in all_features(eclass)
+                if not isinstance(f, EAttribute) and f.containment and not f.derived
+            ]
+        return found
+
+
+def children(obj: EObject, cache: FeatureCache | None = None) -> Iterator[EObject]:
     """Directly contained objects, in EMF's ``eContents`` order."""
-    for f in all_features(obj.eClass):
-        if isinstance(f, EAttribute) or not f.containment or f.derived:
-            continue
+    for f in (cache or FeatureCache()).containments(obj.eClass):
         if f.many:
             yield from obj.eGet(f)
         else:

@@ -185,8 +185,10 @@ def _check_reference(f: Any, where: str, problems: list[str]) -> None:
 # ---- instance models ------------------------------------------------------------------
 
 
-def check_objects(objects: list[EObject], ids: Mapping[EObject, str]) -> None:
+def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
+                  cache: model.FeatureCache | None = None) -> None:
     """Check a whole document (`objects` in pre-order) before it is written."""
+    features = cache or model.FeatureCache()
     problems: list[str] = []
     inside = {id(o) for o in objects}
     _check_ids(ids, problems)
@@ -195,7 +197,7 @@ def check_objects(objects: list[EObject], ids: Mapping[EObject, str]) -> None:
         where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
         if obj.eClass.abstract:
             problems.append(f"{where}: class {obj.eClass.name} is abstract")
-        for f in model.persistent_features(obj.eClass):
+        for f in features.persistent(obj.eClass):
             _check_value(obj, f, f"{where}.{f.name}", inside, problems)
             if isinstance(f, EAttribute) and f.iD:
                 _check_id_attribute(obj, f, where, id_attrs, problems)

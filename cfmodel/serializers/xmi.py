@@ -70,9 +70,10 @@ def write(target: Path | str, roots: Sequence[EObject], options: XmiOptions | No
 def to_bytes(roots: Sequence[EObject], options: XmiOptions | None = None) -> bytes:
     opts = options or XmiOptions()
     roots = list(roots)
-    objects = list(canonical.walk(roots))
+    cache = model.FeatureCache()
+    objects = list(canonical.walk(roots, cache))
     ids = ids_from(opts.id_of, objects)
-    validate.check_objects(objects, ids)
+    validate.check_objects(objects, ids, cache)
     return _Writer(roots, ids).document()
 
 
