@@ -258,7 +258,7 @@ def _check_category(entry: ModelObject, seen: list[Any], spans: SpanTable, diags
         diags.error(span, message, "common-declared")
         return False
     value = entry.value
-    if name == "environment" and not (value.eClass.name == "BooleanLiteral" and value.value):
+    if name == "environment" and not (_kind(value) == "BooleanLiteral" and value.value):
         message = 'the category "environment" must be declared as true (its value is always $environment)'
         diags.error(span, message, "environment-not-true")
     return True
@@ -361,6 +361,7 @@ class _Collector:
         self.layer_name = ""
         self.origin = ""
         self._reported: set[int] = set()
+        self._tests: dict[int, tuple[str, str | None]] = {}
 
     def collect(self, layers: Sequence[LayerInput]) -> list[Entry]:
         for index, layer in enumerate(layers):
@@ -371,30 +372,37 @@ class _Collector:
         return self.entries
 
     def walk(self, elements: Iterable[ModelObject], contexts: list[_Context]) -> None:
+        unique = _unique_contexts(contexts) if len(contexts) > 1 else contexts
         for element in elements:
-            if element.eClass.name == "CategorizedBindings":
+            if _kind(element) == "CategorizedBindings":
                 inner = [self.refine(ctx, conj) for ctx in contexts for conj in _dnf(element.predicate)]
                 self.walk(element.elements, inner)
             else:
-                add = getattr(self, f"add_{element.eClass.name}")
-                for ctx in _unique_contexts(contexts):
+                add = getattr(self, f"add_{_kind(element)}")
+                for ctx in unique:
                     add(element, ctx)
 
     def refine(self, ctx: _Context, tests: list[ModelObject]) -> _Context:
         conditions = dict(ctx.conditions)
         applicable = ctx.applicable
         for test in tests:
-            name = str(test.category)
+            name, value = self._test(test)
             category = self.c.categories.get(name)
             if category is None or name == "common":
                 self._unknown_category(test, name)
                 applicable = False
                 continue
-            value = category_text(evaluate(test.value, {}))
             conditions[name] = value or ""
             applicable = applicable and value is not None and category.value == value
         ranked = sorted(conditions.items(), key=lambda item: -self.c.categories[item[0]].rank)
         return _Context(tuple(ranked), self.c.score([n for n, _ in ranked]), applicable)
+
+    def _test(self, test: ModelObject) -> tuple[str, str | None]:
+        """A category test's category and value text (read once per test element)."""
+        found = self._tests.get(id(test))
+        if found is None:
+            found = self._tests[id(test)] = (str(test.category), category_text(evaluate(test.value, {})))
+        return found
 
     def _unknown_category(self, test: ModelObject, name: str) -> None:
         if id(test) in self._reported:
@@ -427,39 +435,25 @@ class _Collector:
         return {"abstract": element.abstract, "override": element.override, "final": element.final}
 
     def add_Binding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802 - EClass name
-        key_obj = element.key
+        key_obj, producer, abstract, ident = (
+            element.key,
+            element.producer,
+            element.abstract,
+            element.multibindId,
+        )
         declared = type_spec(key_obj.type) if key_obj is not None else None
         name = str(key_obj.name) if key_obj is not None else ""
-        producer = element.producer
-        if not self._valid_binding(element, ctx, key_obj, name):
+        problem = _binding_problem(abstract, producer is not None, key_obj is not None, bool(ident), name)
+        if problem is not None:
+            code = "reserved-name" if name.startswith("/") else "invalid-binding"
+            self.c.diags.error(self.c.spans.get(element), f"{problem} ({self.where(ctx)})", code)
             return
-        ident = element.multibindId
-        kind = "fragment" if ident else "bind"
-        flags = self._flags(element)
-        self.entry(element, ctx, key_of(declared, name), kind, declared=declared, producer=producer,
-                   multibind_id=ident, optional=element.optional, **flags)  # fmt: skip
+        self.entry(element, ctx, key_of(declared, name), "fragment" if ident else "bind", declared=declared,
+                   producer=producer, multibind_id=ident, optional=element.optional, abstract=abstract,
+                   override=element.override, final=element.final)  # fmt: skip
 
     def where(self, ctx: _Context) -> str:
         return f'bindings {self.origin}, layer "{self.layer_name}", {_category_words(ctx.conditions)}'
-
-    def _valid_binding(self, element: ModelObject, ctx: _Context, key: ModelObject, name: str) -> bool:
-        span, producer = self.c.spans.get(element), element.producer
-        problem = None
-        if element.abstract and producer is not None:
-            problem = "an abstract binding cannot have a producer (remove `to ...`)"
-        elif not element.abstract and producer is None:
-            problem = "a binding needs a producer (`to <value>`) unless it is abstract"
-        elif key is None and not element.multibindId:
-            problem = "a binding without a key must contribute to a multibind (`in '<id>'`)"
-        if problem is not None:
-            self.c.diags.error(span, f"{problem} ({self.where(ctx)})", "invalid-binding")
-            return False
-        if name.startswith("/"):
-            message = f'the name "{name}" is reserved: names starting with "/" belong to the injector'
-            message += f" ({self.where(ctx)})"
-            self.c.diags.error(span, message, "reserved-name")
-            return False
-        return True
 
     def add_Multibinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
         declared = type_spec(element.key.type)
@@ -483,14 +477,14 @@ class _Collector:
         target = type_spec(element.target)
         assert target is not None  # the grammar always gives a target
         producer = element.producer
-        value = producer.value if producer.eClass.name == "ConstantProducer" else None
-        if value is not None and value.eClass.name == "HashLiteral":
+        value = producer.value if _kind(producer) == "ConstantProducer" else None
+        if value is not None and _kind(value) == "HashLiteral":
             for entry in value.entries:
                 name = self._param_name(entry)
                 key = Key("Data", f"/param/{_encode(str(target))}/{name}")
                 self._entry_at(entry, element, ctx, key, value_expr=entry.value, **self._flags(element))
             return
-        source = type_spec(producer.type) if producer.eClass.name != "ConstantProducer" else None
+        source = type_spec(producer.type) if _kind(producer) != "ConstantProducer" else None
         source_name = source.name if source is not None else "value"
         key = Key("ParameterSource", f"/params/{_encode(str(target))}/{source_name}")
         self.entry(element, ctx, key, "param-source", producer=producer, optional=element.optional,
@@ -510,8 +504,8 @@ class _Collector:
 
     def add_VariablesBinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
         declared = type_spec(element.type) or (TypeSpec("Any") if element.abstract else None)
-        value: Any = element.producer.value if element.producer.eClass.name == "ConstantProducer" else None
-        kind = value.eClass.name if value is not None else ""
+        value: Any = element.producer.value if _kind(element.producer) == "ConstantProducer" else None
+        kind = _kind(value) if value is not None else ""
         flags = self._flags(element)
         if element.abstract and kind in ("ArrayLiteral", "StringLiteral"):
             items = value.items if kind == "ArrayLiteral" else [value]
@@ -528,6 +522,25 @@ class _Collector:
             self.c.diags.error(self.c.spans.get(element), message, "invalid-binding")
 
 
+def _binding_problem(
+    abstract: bool, has_producer: bool, has_key: bool, fragment: bool, name: str
+) -> str | None:
+    if abstract and has_producer:
+        return "an abstract binding cannot have a producer (remove `to ...`)"
+    if not abstract and not has_producer:
+        return "a binding needs a producer (`to <value>`) unless it is abstract"
+    if not has_key and not fragment:
+        return "a binding without a key must contribute to a multibind (`in '<id>'`)"
+    if name.startswith("/"):
+        return f'the name "{name}" is reserved: names starting with "/" belong to the injector'
+    return None
+
+
+def _kind(obj: ModelObject) -> str:
+    """The EClass name of a model object (PyEcore names the Python class after it; faster)."""
+    return type(obj).__name__
+
+
 def _unique_contexts(contexts: list[_Context]) -> list[_Context]:
     """``when node 'a' or node 'a'`` must not bind twice at the same precedence."""
     seen: dict[tuple[tuple[tuple[str, str], ...], int], _Context] = {}
@@ -538,7 +551,7 @@ def _unique_contexts(contexts: list[_Context]) -> list[_Context]:
 
 def _dnf(predicate: ModelObject) -> list[list[ModelObject]]:
     """A predicate as a list of conjunctions of category tests (``or`` of ``and``)."""
-    kind = predicate.eClass.name
+    kind = _kind(predicate)
     if kind == "CategoryTest":
         return [[predicate]]
     parts = [_dnf(p) for p in predicate.operands]
@@ -717,7 +730,7 @@ class _Composer:
 
     def _bind(self, key: Key, group: list[Entry], index: int) -> Resolved | None:
         entry = group[index]
-        if entry.producer is not None and entry.producer.eClass.name == "CustomProducer":
+        if entry.producer is not None and _kind(entry.producer) == "CustomProducer":
             lazy = self._lazy(entry)
             return Resolved(entry, None, lazy) if lazy is not None else None
         value = self._produce(entry)
@@ -769,7 +782,7 @@ class _Composer:
             producer = entry.producer
             if producer is None:
                 return None
-            kind = producer.eClass.name
+            kind = _kind(producer)
             if kind == "TypeProducer":
                 return TypeValue(type_spec(producer.type) or TypeSpec("Any"))
             return evaluate(producer.value, self.facts) if kind == "ConstantProducer" else None
@@ -1292,7 +1305,7 @@ class ExpressionError(Exception):
 
 def evaluate(expr: ModelObject, variables: Mapping[str, Value]) -> Value:
     """The value of an expression; variables (and facts: ``$::fqdn``) come from ``variables``."""
-    return _EVALUATORS[expr.eClass.name](expr, variables)
+    return _EVALUATORS[_kind(expr)](expr, variables)
 
 
 def _text(value: Value) -> str:
