@@ -17,7 +17,6 @@ message ``unexpected <token> (expected <alternatives>)``. Semantic checks happen
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from typing import Any
 from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.errors import CfLoadError, CfSyntaxError, Span
+from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 
@@ -202,19 +202,13 @@ class _Builder:
         self.text = text
         self.file = file
         self.spans = SpanTable()
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.lines = LineIndex(text, file)
 
     # positions
-    def _linecol(self, pos: int) -> tuple[int, int]:
-        index = bisect.bisect_right(self._line_starts, pos) - 1
-        return index + 1, pos - self._line_starts[index] + 1
-
     def span_of(self, node: Any) -> Span:
         start = int(_get(node, "_tx_position") or 0)
         end = int(_get(node, "_tx_position_end") or start)
-        line, col = self._linecol(start)
-        end_line, end_col = self._linecol(end)
-        return Span(self.file, line, col, end_line, end_col)
+        return self.lines.span(start, end)
 
     def _made(self, obj: ModelObject, node: Any) -> ModelObject:
         self.spans.set(obj, self.span_of(node))

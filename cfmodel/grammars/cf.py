@@ -10,7 +10,6 @@ language does not). Syntax errors stop at the first one in a file.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import gc
 import re
@@ -23,6 +22,7 @@ from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars import nodes
+from cfmodel.grammars.positions import LineIndex
 from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
 
 GRAMMAR = Path(__file__).with_name("cf.tx")
@@ -178,7 +178,7 @@ def _summarize_expected(rules: list[Any]) -> list[str]:
 
 def _syntax_error(error: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
     line, col = error.line, error.col
-    offset = _offset_of(text, line, col)
+    offset = LineIndex(text, file).offset(line, col)
     if (
         _STRING_START.match(text, offset)
         and not _STRING.match(text, offset)
@@ -246,13 +246,6 @@ def _join_alternatives(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " or " + items[-1]
 
 
-def _offset_of(text: str, line: int, col: int) -> int:
-    offset = 0
-    for _ in range(line - 1):
-        offset = text.index("\n", offset) + 1
-    return offset + col - 1
-
-
 _TOKEN = re.compile(r"[A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*|[0-9]+|\S")
 
 
@@ -278,16 +271,10 @@ class _Builder:
     def __init__(self, text: str, file: str) -> None:
         self.text = text
         self.file = file
-        self.line_starts = [0]
-        self.line_starts.extend(m.end() for m in re.finditer("\n", text))
+        self.lines = LineIndex(text, file)
+        self.span_of = self.lines.span
 
     # -- positions
-
-    def span_of(self, start: int, end: int) -> Span:
-        starts = self.line_starts
-        line = bisect.bisect_right(starts, start)
-        end_line = bisect.bisect_right(starts, end, lo=line - 1) if end > start else line
-        return Span(self.file, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
 
     def span(self, obj: Any) -> Span:
         return self.span_of(obj._tx_position, obj._tx_position_end)
@@ -347,15 +334,19 @@ class _Builder:
         return nodes.Import(name, alias, self.span(obj))
 
     def _end_offset(self, name: nodes.Name) -> int:
-        return self.line_starts[name.span.end_line - 1] + name.span.end_col - 1
+        return self.lines.end_offset(name.span)
+
+    def names_after(self, texts: list[str], offset: int) -> list[nodes.Name]:
+        """Consecutive names (``a, b, c``) as written from *offset* on."""
+        names = []
+        for text in texts:
+            names.append(self.name_after(text, offset))
+            offset = self._end_offset(names[-1])
+        return names
 
     def build_Entity(self, obj: Any) -> nodes.Entity:  # noqa: N802
         name = self.name_after(obj.name, obj._tx_position + len("entity"))
-        offset = self._end_offset(name)
-        parents = []
-        for parent in obj.parents:
-            parents.append(self.name_after(parent, offset))
-            offset = self._end_offset(parents[-1])
+        parents = self.names_after(obj.parents, self._end_offset(name))
         attributes = [self.attribute(a) for a in obj.attributes]
         return nodes.Entity(name, parents, self.doc(obj.doc), attributes, self.span(obj))
 
@@ -418,15 +409,9 @@ class _Builder:
 
     def build_Implement(self, obj: Any) -> nodes.Implement:  # noqa: N802
         entity = self.name_after(obj.entity, obj._tx_position + len("implement"))
-        offset = self._end_offset(entity)
-        names: list[nodes.Name] = []
-        using_parents = False
-        for target in obj.implementations:
-            if target.parents:
-                using_parents = True
-                continue
-            names.append(self.name_after(target.name, offset))
-            offset = self._end_offset(names[-1])
+        using_parents = any(target.parents for target in obj.implementations)
+        targets = [target.name for target in obj.implementations if not target.parents]
+        names = self.names_after(targets, self._end_offset(entity))
         condition = self.expression(obj.condition) if obj.condition is not None else None
         return nodes.Implement(entity, names, using_parents, condition, self.doc(obj.doc), self.span(obj))
 
@@ -467,11 +452,7 @@ class _Builder:
 
     def build_Index(self, obj: Any) -> nodes.Index:  # noqa: N802
         entity = self.name_after(obj.entity, obj._tx_position + len("index"))
-        offset = self._end_offset(entity)
-        attributes = []
-        for attribute in obj.attributes:
-            attributes.append(self.name_after(attribute, offset))
-            offset = self._end_offset(attributes[-1])
+        attributes = self.names_after(obj.attributes, self._end_offset(entity))
         return nodes.Index(entity, attributes, self.span(obj))
 
     def build_Enum(self, obj: Any) -> nodes.Enum:  # noqa: N802
@@ -480,16 +461,13 @@ class _Builder:
         parent = None
         if obj.parent_value:
             parent = self._string_literal(obj.parent_value, offset)
-            offset = self._end_offset_of_span(parent.span)
+            offset = self.lines.end_offset(parent.span)
         values = []
         for value in obj.values:
             literal = self._string_literal(value, offset)
             values.append(literal)
-            offset = self._end_offset_of_span(literal.span)
+            offset = self.lines.end_offset(literal.span)
         return nodes.Enum(name, parent, values, self.span(obj))
-
-    def _end_offset_of_span(self, span: Span) -> int:
-        return self.line_starts[span.end_line - 1] + span.end_col - 1
 
     def _string_literal(self, token: str, offset: int) -> nodes.Literal:
         start = self.text.index(token, offset)
@@ -520,23 +498,9 @@ class _Builder:
                     self.expression(elif_.condition), self.statements(elif_.statements), self.span(elif_)
                 )
             )
-        else_statements = None
-        if "else" in self.text[obj._tx_position : obj._tx_position_end] and self._has_else(obj):
-            else_statements = self.statements(obj.else_statements)
+        # the grammar's flag tells "no else" from an empty else; both give an empty list
+        else_statements = self.statements(obj.else_statements) if obj.has_else else None
         return nodes.If(branches, else_statements, self.span(obj))
-
-    def _has_else(self, obj: Any) -> bool:
-        # textX gives an empty list for both "no else" and "empty else": look at the text.
-        last = obj.elifs[-1] if obj.elifs else None
-        after = (
-            last._tx_position_end
-            if last is not None
-            else (obj.statements[-1]._tx_position_end if obj.statements else obj.condition._tx_position_end)
-        )
-        if obj.else_statements:
-            return True
-        tail = self.text[after : obj._tx_position_end]
-        return re.match(r"\s*:?\s*else\s*:", tail) is not None
 
     def build_Include(self, obj: Any) -> nodes.Include:  # noqa: N802
         name = self.name_after(obj.implementation, obj._tx_position + len("include"))

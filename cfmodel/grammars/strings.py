@@ -122,12 +122,8 @@ def _build_fstring(body: str, offset: int, span: Span, span_of: SpanOf) -> nodes
                 "fstring",
             )
         field_offset = body.find(field_text)
-        where = offset + field_offset if field_offset >= 0 else span_start_offset(span, offset)
+        # a field whose text changed by escape decoding falls back to the string's start
+        where = offset + max(field_offset, 0)
         value = name_path(field_text, where, span_of)
         parts.append(nodes.FormatField(value, conversion, format_spec or ""))
     return nodes.FString(parts, span)
-
-
-def span_start_offset(_span: Span, offset: int) -> int:
-    """Fallback position of a field whose text changed by escape decoding: the string start."""
-    return offset

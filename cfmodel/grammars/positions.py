@@ -1,0 +1,37 @@
+"""Character offsets to 1-based spans and back, for one source text.
+
+textX records character offsets (``_tx_position``, ``_tx_position_end``); every tree
+builder turns them into `Span`s through a `LineIndex`, which bisects a table of line
+starts built once per file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from cfmodel.errors import Span
+
+
+class LineIndex:
+    """Maps offsets of *text* to line/column positions in *file*."""
+
+    def __init__(self, text: str, file: str) -> None:
+        self.file = file
+        self.line_starts = [0]
+        self.line_starts.extend(m.end() for m in re.finditer("\n", text))
+
+    def span(self, start: int, end: int) -> Span:
+        """The span from offset *start* up to offset *end* (exclusive)."""
+        starts = self.line_starts
+        line = bisect.bisect_right(starts, start)
+        end_line = bisect.bisect_right(starts, end, lo=line - 1) if end > start else line
+        return Span(self.file, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
+
+    def offset(self, line: int, col: int) -> int:
+        """The offset of a 1-based line and column."""
+        return self.line_starts[line - 1] + col - 1
+
+    def end_offset(self, span: Span) -> int:
+        """The offset just past the end of *span*."""
+        return self.offset(span.end_line, span.end_col)
