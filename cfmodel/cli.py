@@ -11,49 +11,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 import traceback
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 from cfmodel import __version__
-from cfmodel.cache import ParseCache
-from cfmodel.dump import dump_module
-from cfmodel.errors import CfModelError, CfUsageError, Diagnostic, Severity, Span
-from cfmodel.project import load_project, parse_file, read_source
+from cfmodel.commands import Command, command_modules
+from cfmodel.errors import CfModelError, CfUsageError
 
 EXIT_OK, EXIT_USER_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
-Command = Callable[[argparse.Namespace], int]
-
-
-def _cache(args: argparse.Namespace) -> ParseCache | None:
-    if args.no_cache:
-        return None
-    return ParseCache(Path(args.cache_dir) if args.cache_dir else None)
-
-
-def cmd_parse(args: argparse.Namespace) -> int:
-    path = Path(args.file)
-    text = read_source(path, args.file)
-    if not text.strip():
-        warning = Diagnostic(Span(args.file, 1, 1, 1, 1), "file is empty", "empty-file", Severity.WARNING)
-        print(warning.render(), file=sys.stderr)
-    tree = parse_file(path, args.file, _cache(args))
-    sys.stdout.write(dump_module(tree))
-    return EXIT_OK
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    started = time.perf_counter()
-    project = load_project(args.project, _cache(args))
-    elapsed = time.perf_counter() - started
-    modules = sorted({name.split("::")[0] for name in project.namespaces} - {"__config__"})
-    print(
-        f"{project.name}: ok — {len(project.namespaces)} files, {project.total_lines} lines, "
-        f"modules: {', '.join(modules)} ({elapsed:.2f} s)"
-    )
-    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,16 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--cache-dir", metavar="DIR", help="where the parse cache lives")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-
-    p = sub.add_parser("parse", parents=[common], help="print the syntax tree of one .cf file")
-    p.add_argument("file", metavar="FILE")
-    p.set_defaults(func=cmd_parse)
-
-    p = sub.add_parser("check", parents=[common], help="parse a project and every module it imports")
-    p.add_argument(
-        "project", metavar="PROJECT", nargs="?", default=".", help="project directory (default: .)"
-    )
-    p.set_defaults(func=cmd_check)
+    for module in command_modules():
+        module.register(sub, common)
     return parser
 
 

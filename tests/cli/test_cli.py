@@ -138,11 +138,12 @@ def test_internal_errors_are_reported_as_bugs_without_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from cfmodel import cli
+    from cfmodel.commands import frontend
 
     def broken(_args: object) -> int:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "cmd_check", broken)
+    monkeypatch.setattr(frontend, "cmd_check", broken)
     monkeypatch.delenv("CFMODEL_DEBUG", raising=False)
     assert cli.main(["check", str(EXAMPLE)]) == 3
     captured = capsys.readouterr()

@@ -1,0 +1,83 @@
+"""Options several commands share: the parse cache, facts and the environment.
+
+Facts come from ``--fact k=v`` (repeatable; a value is YAML-typed, so ``--fact
+cores=4`` is the integer 4 and ``--fact name=web1`` a string) and ``--facts FILE``
+(a JSON or YAML mapping). Later sources win: the file first, then each ``--fact``
+in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cfmodel.cache import ParseCache
+from cfmodel.errors import CfUsageError
+
+
+def parse_cache(args: argparse.Namespace) -> ParseCache | None:
+    if getattr(args, "no_cache", False):
+        return None
+    cache_dir = getattr(args, "cache_dir", None)
+    return ParseCache(Path(cache_dir) if cache_dir else None)
+
+
+def add_project_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "project", metavar="PROJECT", nargs="?", default=".", help="project directory (default: .)"
+    )
+
+
+def add_request_options(parser: argparse.ArgumentParser) -> None:
+    """``--fact``, ``--facts`` and ``--environment``: what a compile request is for."""
+    group = parser.add_argument_group("request")
+    group.add_argument(
+        "--fact", metavar="K=V", action="append", default=[], help="a fact (repeatable; value read as YAML)"
+    )
+    group.add_argument("--facts", metavar="FILE", help="facts from a JSON or YAML mapping")
+    group.add_argument(
+        "--environment", metavar="NAME", help="the environment the caller asks for ($agent_environment)"
+    )
+
+
+def facts_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    if getattr(args, "facts", None):
+        facts.update(read_facts_file(Path(args.facts)))
+    for item in getattr(args, "fact", []) or []:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise CfUsageError(f"--fact expects KEY=VALUE, got {item!r}")
+        facts[key] = _yaml_scalar(raw)
+    return facts
+
+
+def _yaml_scalar(raw: str) -> Any:
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        return raw
+    # Only plain scalars are typed; anything structured stays the text the user wrote.
+    return value if isinstance(value, (str, int, float, bool)) or value is None else raw
+
+
+def read_facts_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise CfUsageError(f"cannot read facts file {path}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        kind = "JSON" if path.suffix == ".json" else "YAML"
+        raise CfUsageError(f"{path}: not valid {kind}: {error}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise CfUsageError(f"{path}: facts must be a mapping, got {type(data).__name__}")
+    return {str(key): value for key, value in data.items()}

@@ -1,0 +1,49 @@
+"""``cfmodel parse`` and ``cfmodel check``: the frontend on its own."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from cfmodel.commands import SubParsers
+from cfmodel.commands._options import add_project_argument, parse_cache
+from cfmodel.dump import dump_module
+from cfmodel.errors import Diagnostic, Severity, Span
+from cfmodel.project import load_project, parse_file, read_source
+
+ORDER = 10
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    text = read_source(path, args.file)
+    if not text.strip():
+        warning = Diagnostic(Span(args.file, 1, 1, 1, 1), "file is empty", "empty-file", Severity.WARNING)
+        print(warning.render(), file=sys.stderr)
+    tree = parse_file(path, args.file, parse_cache(args))
+    sys.stdout.write(dump_module(tree))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    project = load_project(args.project, parse_cache(args))
+    elapsed = time.perf_counter() - started
+    modules = sorted({name.split("::")[0] for name in project.namespaces} - {"__config__"})
+    print(
+        f"{project.name}: ok — {len(project.namespaces)} files, {project.total_lines} lines, "
+        f"modules: {', '.join(modules)} ({elapsed:.2f} s)"
+    )
+    return 0
+
+
+def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("parse", parents=[common], help="print the syntax tree of one .cf file")
+    p.add_argument("file", metavar="FILE")
+    p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser("check", parents=[common], help="parse a project and every module it imports")
+    add_project_argument(p)
+    p.set_defaults(func=cmd_check)
