@@ -257,6 +257,11 @@ def class_name(obj: ModelObject) -> str:
     return str(obj.eClass.name)
 
 
+def kind_of(obj: ModelObject) -> str:
+    """The EClass name of a model object, fast: PyEcore names the Python class after the EClass."""
+    return type(obj).__name__
+
+
 def is_kind(obj: ModelObject, eclass: ModelObject) -> bool:
     """Whether ``obj`` is an instance of ``eclass`` or of one of its subclasses."""
     return isinstance(obj, eclass.python_class)

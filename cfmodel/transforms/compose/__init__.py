@@ -1,0 +1,123 @@
+"""Compose layered bindings into an injector (ARM-8 "Composition of Bindings").
+
+Input: the layers (highest precedence first), each a list of ``NamedBindings`` model objects
+(``cfmodel.metamodel.bindings``), the ``Site`` declarations (categories), the ``SpanTable`` of
+the parsed files, the caller's facts (a plain ``dict``) and ``ComposeOptions``.
+Output: an ``Injector``: ``lookup(name)``, ``lookup(type, name)``, lookups with a default,
+``classes()``, ``parameters()``, ``parameter_sources()``, ``variable()`` and ``explain()``.
+
+Semantics: a key is ``(type, name)``; every subtype of ``Data`` shares the name space
+``Data``. Precedence is the layer first, then the category. A nested or ``and``-ed binding
+is ranked by its precedence vector (the seed's "numbered paragraphs": 3.2 < 4);
+``NestingRule.HIGHEST`` selects the seed's literal rule. ``or`` expands into one binding per
+branch. Multibind fragments are collected in (layer, precedence, declaration order) order.
+
+Guarantees: every composition error is collected and reported together, sorted by position,
+in one ``CfCompileError`` raised by ``compose``; each names the key, the bindings, the layer,
+the category and the source span.
+
+The package, one concern per module:
+
+* ``values``: keys, types, bound values, ``conforms``/``show``;
+* ``functions``, ``expressions``: the expression language;
+* ``combinators``: folding multibind fragments;
+* ``categories``: the site's categories and their values;
+* ``entries``: bind operations flattened per condition;
+* ``composer``: checks and resolution;
+* ``injector``, ``explain``: the lookups and their provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cfmodel.metamodel.bindings import ModelObject, SpanTable
+from cfmodel.transforms.compose.categories import Category, category_text, resolve_categories
+from cfmodel.transforms.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
+from cfmodel.transforms.compose.composer import Composer, Resolved
+from cfmodel.transforms.compose.entries import Entry, type_spec
+from cfmodel.transforms.compose.explain import Candidate, Explanation, MergeStep
+from cfmodel.transforms.compose.expressions import ExpressionError, call_lambda, evaluate
+from cfmodel.transforms.compose.functions import FUNCTIONS, deep_merge
+from cfmodel.transforms.compose.injector import Injector
+from cfmodel.transforms.compose.options import ComposeOptions, LayerInput, NestingRule
+from cfmodel.transforms.compose.values import (
+    DATA_TYPES,
+    Key,
+    LambdaValue,
+    ParameterSource,
+    ProducerFactory,
+    TypeSpec,
+    TypeValue,
+    Value,
+    conforms,
+    describe,
+    key_of,
+    parse_type,
+    show,
+    type_name,
+)
+
+__all__ = [
+    "ARRAY_STRATEGIES",
+    "DATA_TYPES",
+    "FUNCTIONS",
+    "HASH_STRATEGIES",
+    "Candidate",
+    "Category",
+    "ComposeOptions",
+    "Entry",
+    "Explanation",
+    "ExpressionError",
+    "Injector",
+    "Key",
+    "LambdaValue",
+    "LayerInput",
+    "MergeStep",
+    "NestingRule",
+    "ParameterSource",
+    "ProducerFactory",
+    "Resolved",
+    "TypeSpec",
+    "TypeValue",
+    "Value",
+    "call_lambda",
+    "category_text",
+    "combine",
+    "compose",
+    "conforms",
+    "deep_merge",
+    "describe",
+    "evaluate",
+    "key_of",
+    "parse_type",
+    "resolve_categories",
+    "show",
+    "type_name",
+    "type_spec",
+]
+
+
+def compose(
+    layers: Sequence[LayerInput],
+    facts: Mapping[str, Value],
+    spans: SpanTable,
+    sites: Sequence[ModelObject] = (),
+    options: ComposeOptions | None = None,
+) -> Injector:
+    """Compose the layers' bindings for these facts into an injector.
+
+    Args:
+        layers: highest precedence first.
+        facts: the request's facts (``fqdn``, ``environment``, ...), read by category values.
+        spans: the span table of every parsed file the bindings came from.
+        sites: ``Site`` model objects (at most one may declare categories).
+        options: nesting rule and custom producers.
+
+    Returns:
+        The injector.
+
+    Raises:
+        CfCompileError: all composition errors, sorted by position.
+    """
+    return Composer(layers, facts, spans, sites, options or ComposeOptions()).run()
