@@ -34,13 +34,14 @@ from collections.abc import Mapping, Sequence
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.transforms.compose.categories import Category, category_text, resolve_categories
 from cfmodel.transforms.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
-from cfmodel.transforms.compose.composer import Composer, Resolved
+from cfmodel.transforms.compose.composer import Resolved
 from cfmodel.transforms.compose.entries import Entry, type_spec
 from cfmodel.transforms.compose.explain import Candidate, Explanation, MergeStep
 from cfmodel.transforms.compose.expressions import ExpressionError, call_lambda, evaluate
 from cfmodel.transforms.compose.functions import FUNCTIONS, deep_merge
 from cfmodel.transforms.compose.injector import Injector
 from cfmodel.transforms.compose.options import ComposeOptions, LayerInput, NestingRule
+from cfmodel.transforms.compose.prepare import PreparedBindings, prepare
 from cfmodel.transforms.compose.values import (
     DATA_TYPES,
     Key,
@@ -76,6 +77,7 @@ __all__ = [
     "MergeStep",
     "NestingRule",
     "ParameterSource",
+    "PreparedBindings",
     "ProducerFactory",
     "Resolved",
     "TypeSpec",
@@ -91,6 +93,7 @@ __all__ = [
     "evaluate",
     "key_of",
     "parse_type",
+    "prepare",
     "resolve_categories",
     "show",
     "type_name",
@@ -120,4 +123,4 @@ def compose(
     Raises:
         CfCompileError: all composition errors, sorted by position.
     """
-    return Composer(layers, facts, spans, sites, options or ComposeOptions()).run()
+    return prepare(layers, spans, sites, options).injector(facts)

@@ -33,10 +33,32 @@ class Category:
     span: Span | None
 
 
-def resolve_categories(
-    sites: Sequence[ModelObject], facts: Mapping[str, Value], spans: SpanTable, diags: Diagnostics
-) -> dict[str, Category]:
-    """The categories (highest first) after the seed's rules, with their values for these facts."""
+@dataclass(frozen=True, slots=True)
+class CategoryOrder:
+    """The categories of a site, highest first, independent of any request.
+
+    ``ranks`` maps each name to its rank (``common`` 0, one more per category above it);
+    ``declarations`` holds the ``CategoryDeclaration`` of each declared category (``node``
+    and ``environment`` may be implicit).
+    """
+
+    names: tuple[str, ...]
+    ranks: Mapping[str, int]
+    declarations: Mapping[str, ModelObject]
+
+    def values(self, facts: Mapping[str, Value], spans: SpanTable, diags: Diagnostics) -> dict[str, Category]:
+        """Each category with its value for these facts (highest first)."""
+        result: dict[str, Category] = {}
+        for name in self.names:
+            decl = self.declarations.get(name)
+            value = _category_value(name, decl, facts, spans, diags)
+            span = spans.get(decl) if decl is not None else None
+            result[name] = Category(name, self.ranks[name], value, span)
+        return result
+
+
+def category_order(sites: Sequence[ModelObject], spans: SpanTable, diags: Diagnostics) -> CategoryOrder:
+    """The categories declared by the sites, checked against the seed's rules, in order."""
     declared = _declared_categories(sites, spans, diags)
     names = [str(d.name) for d in declared]
     order: list[tuple[str, ModelObject | None]] = [(str(d.name), d) for d in declared]
@@ -45,12 +67,16 @@ def resolve_categories(
     if "environment" not in names:
         order.append(("environment", None))
     order.append(("common", None))
-    result: dict[str, Category] = {}
-    for index, (name, decl) in enumerate(order):
-        value = _category_value(name, decl, facts, spans, diags)
-        span = spans.get(decl) if decl is not None else None
-        result[name] = Category(name, len(order) - 1 - index, value, span)
-    return result
+    ranks = {name: len(order) - 1 - index for index, (name, _) in enumerate(order)}
+    declarations = {name: decl for name, decl in order if decl is not None}
+    return CategoryOrder(tuple(name for name, _ in order), ranks, declarations)
+
+
+def resolve_categories(
+    sites: Sequence[ModelObject], facts: Mapping[str, Value], spans: SpanTable, diags: Diagnostics
+) -> dict[str, Category]:
+    """The categories (highest first) after the seed's rules, with their values for these facts."""
+    return category_order(sites, spans, diags).values(facts, spans, diags)
 
 
 def _declared_categories(sites: Sequence[ModelObject], spans: SpanTable, diags: Diagnostics) -> list[Any]:

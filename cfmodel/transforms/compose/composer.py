@@ -15,18 +15,16 @@ Error codes: ``binding-conflict``, ``abstract-not-bound``, ``override-nothing``,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import Diagnostics, Note, Span
-from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
-from cfmodel.transforms.compose.categories import resolve_categories
+from cfmodel.metamodel.bindings import ModelObject, kind_of
 from cfmodel.transforms.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
-from cfmodel.transforms.compose.entries import Collector, Entry, sort_key, type_spec
+from cfmodel.transforms.compose.entries import Entry, type_spec
 from cfmodel.transforms.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.compose.injector import Injector
-from cfmodel.transforms.compose.options import ComposeOptions, LayerInput, NestingRule
 from cfmodel.transforms.compose.values import (
     Key,
     LambdaValue,
@@ -40,6 +38,9 @@ from cfmodel.transforms.compose.values import (
     show,
 )
 
+if TYPE_CHECKING:
+    from cfmodel.transforms.compose.prepare import PreparedBindings
+
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
@@ -52,34 +53,42 @@ class Resolved:
 
 
 class Composer:
-    def __init__(
-        self,
-        layers: Sequence[LayerInput],
-        facts: Mapping[str, Value],
-        spans: SpanTable,
-        sites: Sequence[ModelObject],
-        options: ComposeOptions,
-    ) -> None:
-        self.layers, self.facts, self.spans, self.options = layers, facts, spans, options
+    """Composes one request: category values, applicable entries, checks, resolution."""
+
+    def __init__(self, prepared: PreparedBindings, facts: Mapping[str, Value]) -> None:
+        self.prepared = prepared
+        self.layer_names = prepared.layer_names
+        self.spans, self.options, self.facts = prepared.spans, prepared.options, facts
         self.diags = Diagnostics()
-        self.categories = resolve_categories(sites, facts, spans, self.diags)
-        self.groups: dict[Key, list[Entry]] = {}
+        self.diags.extend(prepared.diagnostics)
+        self.categories = prepared.categories.values(facts, self.spans, self.diags)
+        values = {name: category.value for name, category in self.categories.items()}
+        # holds[i]: whether the conditions i hold for this request; holds[-1] (never) is False.
+        self.holds = [all(values.get(n) == v for n, v in tests) for tests in prepared.conditions]
+        self.holds.append(False)
+        self.groups = prepared.groups
+        self.known_ids = prepared.known_ids
         self.applicable: dict[Key, list[Entry]] = {}
-        self.fragments: dict[str, list[Entry]] = {}
         self.resolved: dict[Key, Resolved | None] = {}
         self._resolving: set[Key] = set()
-        self._reported: set[tuple[str, Span | None, str]] = set()
-        self.known_ids: set[str] = set()
-        self.classes: list[Entry] = []
+        self._reported: set[tuple[str, Span | None, str]] = {
+            (d.code, d.span, d.message) for d in prepared.diagnostics
+        }
+        holds = self.holds
+        for key, group in prepared.groups.items():
+            chosen = [e for e in group if holds[e.condition]]
+            if chosen:
+                self.applicable[key] = chosen
+        self.fragments = {
+            ident: chosen
+            for ident, found in prepared.fragments.items()
+            if (chosen := [e for e in found if holds[e.condition]])
+        }
+        self.classes = [e for e in prepared.classes if holds[e.condition]]
 
-    def score(self, names: list[str]) -> int:
-        """The precedence score of a conjunction: a bit per category rank (see module doc)."""
-        ranks = [self.categories[n].rank for n in names]
-        if not ranks:
-            return 0
-        if self.options.nesting is NestingRule.HIGHEST:
-            return 1 << max(ranks)
-        return sum(1 << r for r in set(ranks))
+    def is_applicable(self, entry: Entry) -> bool:
+        """Whether the entry's conditions hold for this request."""
+        return self.holds[entry.condition]
 
     def error(self, span: Span | None, message: str, code: str, notes: Iterable[Note] = ()) -> None:
         if (code, span, message) not in self._reported:
@@ -87,38 +96,14 @@ class Composer:
             self.diags.error(span, message, code, notes)
 
     def run(self) -> Injector:
-        entries = Collector(self).collect(self.layers)
-        self._group(entries)
         for key, group in self.applicable.items():
             self._check_group(key, group)
         for key in self.applicable:
             self._resolve(key)
-        self._check_fragments()
         self._check_multibind_ids()
         erased = self._erased()
         self.diags.raise_if_errors()
         return Injector(self, erased)
-
-    def _group(self, entries: list[Entry]) -> None:
-        for entry in entries:
-            if entry.kind == "multibind":
-                self.known_ids.add(str(entry.multibind_id))
-            if entry.kind == "fragment":
-                if entry.applicable:
-                    self.fragments.setdefault(str(entry.multibind_id), []).append(entry)
-                continue
-            if entry.kind in ("include", "exclude"):
-                if entry.applicable:
-                    self.classes.append(entry)
-                continue
-            self.groups.setdefault(entry.key, []).append(entry)
-            if entry.applicable:
-                self.applicable.setdefault(entry.key, []).append(entry)
-        for group in self.applicable.values():
-            group.sort(key=sort_key)
-        for fragments in self.fragments.values():
-            fragments.sort(key=sort_key)
-        self.classes.sort(key=sort_key)
 
     # --- checks on a key's bindings -----------------------------------------------------------
     def _check_group(self, key: Key, group: list[Entry]) -> None:
@@ -351,14 +336,6 @@ class Composer:
             Note(None, "to merge the values, give the multibind a combinator"),
         ]
         self.error(again.span, message, "duplicate-fragment-key", notes)
-
-    def _check_fragments(self) -> None:
-        for ident, fragments in self.fragments.items():
-            if ident in self.known_ids:
-                continue
-            for fragment in fragments:
-                message = f'no multibind has the id "{ident}" ({fragment.where()})'
-                self.error(fragment.span, message, "unknown-multibind")
 
     def _check_multibind_ids(self) -> None:
         owners: dict[str, Resolved] = {}

@@ -14,22 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from cfmodel.errors import Span
-from cfmodel.metamodel.bindings import ModelObject, kind_of
-from cfmodel.transforms.compose.categories import category_text
+from cfmodel.errors import Diagnostics, Span
+from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
+from cfmodel.transforms.compose.categories import CategoryOrder, category_text
 from cfmodel.transforms.compose.expressions import evaluate
-from cfmodel.transforms.compose.options import LayerInput
+from cfmodel.transforms.compose.options import LayerInput, NestingRule
 from cfmodel.transforms.compose.values import Key, TypeSpec, key_of
-
-if TYPE_CHECKING:
-    from cfmodel.transforms.compose.composer import Composer
 
 
 @dataclass(slots=True, eq=False)
 class Entry:
-    """One binding under one conjunction of categories, in one layer."""
+    """One binding under one conjunction of categories, in one layer (independent of facts).
+
+    ``conditions`` are the ``(category, value)`` tests that must all hold (highest category
+    first); ``valid`` is False when a test names an unknown category or an empty value (the
+    entry never applies). ``position`` orders entries: smaller is stronger.
+    """
 
     key: Key
     kind: str  # bind, fragment, multibind, rebind, alias, renamed, param-source, include, exclude
@@ -41,7 +43,7 @@ class Entry:
     score: int
     order: int
     span: Span | None
-    applicable: bool
+    valid: bool
     abstract: bool = False
     override: bool = False
     final: bool = False
@@ -51,6 +53,7 @@ class Entry:
     producer: ModelObject | None = None
     multibind_id: str | None = None
     source: Key | None = None
+    condition: int = -1  # the interned ``conditions`` (set by ``prepare``; -1: never applies)
 
     @property
     def position(self) -> tuple[int, int]:
@@ -84,14 +87,16 @@ def category_words(conditions: tuple[tuple[str, str], ...]) -> str:
 class _Context:
     conditions: tuple[tuple[str, str], ...]
     score: int
-    applicable: bool
+    valid: bool
 
 
 class Collector:
     """Walks ``NamedBindings`` and turns every bind operation into entries."""
 
-    def __init__(self, composer: Composer) -> None:
-        self.c = composer
+    def __init__(
+        self, categories: CategoryOrder, spans: SpanTable, diags: Diagnostics, nesting: NestingRule
+    ) -> None:
+        self.categories, self.spans, self.diags, self.nesting = categories, spans, diags, nesting
         self.entries: list[Entry] = []
         self.layer = 0
         self.layer_name = ""
@@ -119,19 +124,32 @@ class Collector:
                     add(element, ctx)
 
     def refine(self, ctx: _Context, tests: list[ModelObject]) -> _Context:
-        conditions = dict(ctx.conditions)
-        applicable = ctx.applicable
+        conditions = set(ctx.conditions)
+        valid = ctx.valid
+        ranks = self.categories.ranks
         for test in tests:
             name, value = self._test(test)
-            category = self.c.categories.get(name)
-            if category is None or name == "common":
+            if name not in ranks or name == "common":
                 self._unknown_category(test, name)
-                applicable = False
+                valid = False
                 continue
-            conditions[name] = value or ""
-            applicable = applicable and value is not None and category.value == value
-        ranked = sorted(conditions.items(), key=lambda item: -self.c.categories[item[0]].rank)
-        return _Context(tuple(ranked), self.c.score([n for n, _ in ranked]), applicable)
+            conditions.add((name, value or ""))
+            valid = valid and value is not None
+        ranked = sorted(conditions, key=lambda item: (-ranks[item[0]], item[1]))
+        return _Context(tuple(ranked), self.score({ranks[n] for n, _ in ranked}), valid)
+
+    def score(self, ranks: set[int]) -> int:
+        """The precedence score of a conjunction: a bit per category rank.
+
+        Comparing these integers compares the precedence vectors (the ranks, highest first)
+        like section numbers, so "virtual and environment" (3.2) beats "virtual" (3) but
+        not "node" (4). ``NestingRule.HIGHEST`` keeps the highest category's bit only.
+        """
+        if not ranks:
+            return 0
+        if self.nesting is NestingRule.HIGHEST:
+            return 1 << max(ranks)
+        return sum(1 << r for r in ranks)
 
     def _test(self, test: ModelObject) -> tuple[str, str | None]:
         """A category test's category and value text (read once per test element)."""
@@ -144,10 +162,10 @@ class Collector:
         if id(test) in self._reported:
             return
         self._reported.add(id(test))
-        known = ", ".join(n for n in self.c.categories if n != "common")
+        known = ", ".join(n for n in self.categories.names if n != "common")
         where = f'bindings {self.origin}, layer "{self.layer_name}"'
         message = f'unknown category "{name}" ({where}; the categories are: {known})'
-        self.c.diags.error(self.c.spans.get(test), message, "unknown-category")
+        self.diags.error(self.spans.get(test), message, "unknown-category")
 
     def entry(self, element: ModelObject, ctx: _Context, key: Key, kind: str, **extra: Any) -> Entry:
         made = Entry(
@@ -160,8 +178,8 @@ class Collector:
             ctx.conditions,
             ctx.score,
             len(self.entries),
-            self.c.spans.get(element),
-            ctx.applicable,
+            self.spans.get(element),
+            ctx.valid,
             **extra,
         )
         self.entries.append(made)
@@ -182,7 +200,7 @@ class Collector:
         problem = _binding_problem(abstract, producer is not None, key_obj is not None, bool(ident), name)
         if problem is not None:
             code = "reserved-name" if name.startswith("/") else "invalid-binding"
-            self.c.diags.error(self.c.spans.get(element), f"{problem} ({self.where(ctx)})", code)
+            self.diags.error(self.spans.get(element), f"{problem} ({self.where(ctx)})", code)
             return
         self.entry(element, ctx, key_of(declared, name), "fragment" if ident else "bind", declared=declared,
                    producer=producer, multibind_id=ident, optional=element.optional, abstract=abstract,
@@ -231,7 +249,7 @@ class Collector:
 
     def _entry_at(self, at: ModelObject, element: ModelObject, ctx: _Context, key: Key, **extra: Any) -> None:
         made = self.entry(element, ctx, key, "bind", **extra)
-        made.span = self.c.spans.get(at) or made.span
+        made.span = self.spans.get(at) or made.span
 
     def add_ParameterMapBinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
         source, target = type_spec(element.source), type_spec(element.target)
@@ -255,7 +273,7 @@ class Collector:
         else:
             wanted = "an array of names" if element.abstract else "a hash of names to values"
             message = f"variables must be bound to {wanted} ({self.where(ctx)})"
-            self.c.diags.error(self.c.spans.get(element), message, "invalid-binding")
+            self.diags.error(self.spans.get(element), message, "invalid-binding")
 
 
 def _binding_problem(

@@ -79,7 +79,7 @@ def explain(composer: Composer, key: Key, value: Value) -> Explanation:
     return Explanation(
         str(key),
         show(value) if value is not MISSING else None,
-        tuple(layer.name for layer in composer.layers),
+        composer.layer_names,
         tuple((c.name, c.value) for c in composer.categories.values()),
         candidates,
         tuple(steps),
@@ -87,7 +87,7 @@ def explain(composer: Composer, key: Key, value: Value) -> Explanation:
 
 
 def _candidate(composer: Composer, entry: Entry, resolved: Resolved | None) -> Candidate:
-    if not entry.applicable:
+    if not composer.is_applicable(entry):
         status = "not applicable"
     elif resolved is not None and resolved.entry is entry:
         status = "winner"
@@ -100,7 +100,7 @@ def _candidate(composer: Composer, entry: Entry, resolved: Resolved | None) -> C
     elif entry.abstract:
         text = "(abstract)"
     else:
-        text = show(composer._produce(entry)) if entry.applicable else "-"
+        text = show(composer._produce(entry)) if composer.is_applicable(entry) else "-"
     return Candidate(status, entry.where(), entry.span, entry.kind, text)
 
 
