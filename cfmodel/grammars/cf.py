@@ -21,7 +21,7 @@ from typing import Any
 from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.errors import CfSyntaxError, Span
-from cfmodel.grammars import nodes
+from cfmodel.grammars import nodes, peg
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
 
@@ -65,6 +65,12 @@ def _metamodel() -> Any:
     return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True)
 
 
+@functools.cache
+def _fast_parser() -> peg.Parse:
+    # the same grammar, compiled from textX's parser model into Python functions
+    return peg.compile_parser(_metamodel())
+
+
 def blank_comments(text: str) -> str:
     """Replace comments by spaces, keeping every other character where it was."""
     if "#" not in text and "//" not in text:
@@ -97,12 +103,16 @@ def parse_str(text: str, file: str = "<string>") -> nodes.Module:
     """
     with _gc_paused():
         try:
-            model = _metamodel().model_from_str(blank_comments(text))
+            blanked = blank_comments(text)
+            model = _fast_parser()(blanked)
+            if model is None:
+                # not valid: textX parses it again for its error (what was expected where)
+                model = _metamodel().model_from_str(blanked)
+            return _Builder(text, file).module(model)
         except TextXSyntaxError as error:
             raise _syntax_error(error, text, file) from None
         except RecursionError:
             raise CfSyntaxError("the file nests too deeply to parse", Span(file, 1, 1, 1, 1)) from None
-        return _Builder(text, file).module(model)
 
 
 # ---------------------------------------------------------------- syntax errors
