@@ -18,8 +18,10 @@ message ``unexpected <token> (expected <alternatives>)``. Semantic checks happen
 from __future__ import annotations
 
 import functools
+import gc
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,32 +47,18 @@ _RULE_NAMES = {
     "AsKw": ("'as'",),
     "InKw": ("'in'",),
     "CondKw": ("'if'", "'unless'"),
+    "ElementKw": ("'bind'", "'when'", "'multibind'", "'rebind'", "'include'", "'exclude'"),
+    "SpecialKw": ("'alias'", "'renamed'", "'parameters'", "'map'", "'variables'"),
+    "ParametersKw": ("'parameters'",),
+    "MapKw": ("'map'",),
     "VarName": ("a variable",),
-    "BoolKw": ("a boolean",),
-    "Number": ("a number",),
-    "UndefKw": ("'undef'",),
-    "CompareOp": ("'=='", "'!='"),
-    "AddOp": ("'+'", "'-'"),
+    "AtomTok": ("a value",),
+    "ScalarTok": ("a boolean", "a number", "a string"),
+    "BinOp": ("an operator",),
     "INT": ("an integer",),
 }
 #: Alternatives that together mean "an expression could start here".
-_EXPRESSION_STARTS = frozenset(
-    (
-        "'if'",
-        "'unless'",
-        "'!'",
-        "'|'",
-        "a name",
-        "a variable",
-        "a boolean",
-        "a number",
-        "a string",
-        "'undef'",
-        "'['",
-        "'{'",
-        "'('",
-    )
-)
+_EXPRESSION_STARTS = frozenset(("'if'", "'unless'", "'!'", "'|'", "a value", "'['", "'{'", "'('"))
 
 _NAME = r"[a-z_][A-Za-z0-9_]*(?:::[a-z_][A-Za-z0-9_]*)*"
 _INTERPOLATION = re.compile(rf"\$\{{(::)?({_NAME})\}}|\$(::)?({_NAME})")
@@ -113,12 +101,48 @@ def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
     Raises:
         CfSyntaxError: the text does not follow the grammar.
     """
+    with _gc_paused():
+        try:
+            tree = _metamodel().model_from_str(blank_comments(text))
+        except TextXSyntaxError as err:
+            raise _syntax_error(err, text, file) from err
+        except RecursionError:
+            span = Span(file, 1, 1, 1, 1)
+            raise CfSyntaxError("the file nests too deeply to parse", span, "syntax") from None
+        builder = _Builder(text, file)
+        return ParsedBindings(builder.build_file(tree), builder.spans, file)
+
+
+# Comments are blanked (same length, newlines kept) so that every position stays exact and
+# the grammar needs no comment rule; strings are skipped over whole.
+_COMMENT_OR_STRING = re.compile(r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')|(\#[^\n]*|/\*[\s\S]*?\*/)""")
+
+
+def blank_comments(text: str) -> str:
+    """Replace ``# ...`` and ``/* ... */`` comments by spaces (newlines stay)."""
+    if "#" not in text and "/*" not in text:
+        return text
+    return _COMMENT_OR_STRING.sub(_blank, text)
+
+
+def _blank(match: re.Match[str]) -> str:
+    if match.group(1) is not None:
+        return match.group(0)
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # Parsing builds many small objects (and PyEcore objects are cyclic): the cyclic
+    # collector would run over and over while nothing can be garbage yet, slower with
+    # every file already loaded. Pausing it makes parsing 2 to 4 times faster.
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        tree = _metamodel().model_from_str(text)
-    except TextXSyntaxError as err:
-        raise _syntax_error(err, text, file) from err
-    builder = _Builder(text, file)
-    return ParsedBindings(builder.build_file(tree), builder.spans, file)
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_file(path: str | Path, display: str | None = None) -> ParsedBindings:
@@ -156,7 +180,7 @@ def _expected(err: TextXSyntaxError) -> str:
     names: list[str] = []
     for rule in err.expected_rules or ():
         names.extend(n for n in _rule_text(rule) if n not in names)
-    if "a variable" in names and "'|'" in names:
+    if "a value" in names and "'|'" in names:
         names = [n for n in names if n not in _EXPRESSION_STARTS] + ["an expression"]
     if not names:
         return "nothing more"
@@ -255,15 +279,11 @@ class _Builder:
         return self._made(build(node), node)
 
     def element_Categorized(self, node: Any) -> ModelObject:  # noqa: N802 - dispatch on rule name
-        obj = bm.CategorizedBindings(predicate=self.predicate(_get(node, "predicate")))
+        terms = [self.conjunction(t) for t in _get_list(node, "terms")]
+        predicate = terms[0] if len(terms) == 1 else self._made(bm.AnyOf(operands=terms), node)
+        obj = bm.CategorizedBindings(predicate=predicate)
         obj.elements.extend(self.element(e) for e in _get_list(node, "elements"))
         return obj
-
-    def predicate(self, node: Any) -> ModelObject:
-        terms = [self.conjunction(t) for t in _get_list(node, "terms")]
-        if len(terms) == 1:
-            return terms[0]
-        return self._made(bm.AnyOf(operands=terms), node)
 
     def conjunction(self, node: Any) -> ModelObject:
         tests = [self.category_test(t) for t in _get_list(node, "tests")]
@@ -272,12 +292,15 @@ class _Builder:
         return self._made(bm.AllOf(operands=tests), node)
 
     def category_test(self, node: Any) -> ModelObject:
-        value = self.expression(_get(node, "value"))
+        value = self._made(self.scalar(str(_get(node, "value")), node), node)
         return self._made(bm.CategoryTest(category=_get(node, "category"), value=value), node)
 
-    def _modifiers(self, obj: ModelObject, node: Any) -> ModelObject:
+    def _modifiers(self, obj: ModelObject, node: Any, *names: str) -> ModelObject:
         for modifier in _get_list(node, "modifiers"):
             setattr(obj, modifier, True)
+        for name in names:
+            for modifier in _get_list(node, name):
+                setattr(obj, modifier, True)
         obj.options.extend(self.option(o) for o in _get_list(_get(node, "options"), "options"))
         return obj
 
@@ -285,15 +308,41 @@ class _Builder:
         value = self.expression(_get(node, "value"))
         return self._made(bm.Option(name=_get(node, "name"), value=value), node)
 
-    def element_PlainBind(self, node: Any) -> ModelObject:  # noqa: N802
+    def element_Bind(self, node: Any) -> ModelObject:  # noqa: N802
+        if _get(node, "alias"):
+            source, target = self.key(_get(node, "source")), self.key(_get(node, "target"))
+            obj = bm.Rebinding(kind=_get(node, "alias"), source=source, target=target)
+            return self._modifiers(obj, node, "targetModifiers")
+        if _get(node, "parameters"):
+            return self._modifiers(self._parameters(node), node)
+        if _get(node, "map"):
+            obj = bm.ParameterMapBinding(
+                source=self.type_ref(_get(node, "mapSource")),
+                target=self.type_ref(_get(node, "mapTarget")),
+                map=self.expression(_get(node, "mapping")),
+            )
+            return self._modifiers(obj, node)
+        if _get(node, "variables"):
+            obj = bm.VariablesBinding(producer=self.producer(node))
+            if _get(node, "varType") is not None:
+                obj.type = self.type_ref(_get(node, "varType"))
+            return self._modifiers(obj, node)
         obj = bm.Binding(optional=bool(_get(node, "optional")))
         key_node = _get(node, "key")
         obj.key = self.key(key_node) if key_node is not None else None
-        if _get(node, "producer") is not None:
-            obj.producer = self.producer(_get(node, "producer"))
+        obj.producer = self.producer(node)
         if _get(node, "multibind"):
             obj.multibindId = _unquote(_get(node, "multibind"))
         return self._modifiers(obj, node)
+
+    def _parameters(self, node: Any) -> ModelObject:
+        target_node = _get(node, "paramTarget")
+        if _get(target_node, "type"):
+            target = self.type_ref(_get(target_node, "type"))
+        else:
+            target = self._made(bm.TypeRef(name="Class", title=_get(target_node, "cls")), target_node)
+        optional = bool(_get(node, "optional"))
+        return bm.ParametersBinding(target=target, producer=self.producer(node), optional=optional)
 
     def element_Multibind(self, node: Any) -> ModelObject:  # noqa: N802
         key = self.key(_get(node, "key"))
@@ -304,38 +353,10 @@ class _Builder:
     def element_Rebind(self, node: Any) -> ModelObject:  # noqa: N802
         return self._modifiers(bm.Rebinding(kind="rebind", source=self.key(_get(node, "source"))), node)
 
-    def element_AliasBind(self, node: Any) -> ModelObject:  # noqa: N802
-        source, target = self.key(_get(node, "source")), self.key(_get(node, "target"))
-        return self._modifiers(bm.Rebinding(kind=_get(node, "kind"), source=source, target=target), node)
-
     def element_Classes(self, node: Any) -> ModelObject:  # noqa: N802
         obj = bm.ClassesBinding(exclude=_get(node, "kind") == "exclude")
         obj.classes.extend(_get_list(node, "names"))
         return obj
-
-    def element_ParametersBind(self, node: Any) -> ModelObject:  # noqa: N802
-        target_node = _get(node, "target")
-        if _get(target_node, "type"):
-            target = self.type_ref(_get(target_node, "type"))
-        else:
-            target = self._made(bm.TypeRef(name="Class", title=_get(target_node, "cls")), target_node)
-        producer = self.producer(_get(node, "producer"))
-        obj = bm.ParametersBinding(target=target, producer=producer, optional=bool(_get(node, "optional")))
-        return self._modifiers(obj, node)
-
-    def element_MapBind(self, node: Any) -> ModelObject:  # noqa: N802
-        obj = bm.ParameterMapBinding(
-            source=self.type_ref(_get(node, "source")),
-            target=self.type_ref(_get(node, "target")),
-            map=self.expression(_get(node, "map")),
-        )
-        return self._modifiers(obj, node)
-
-    def element_VariablesBind(self, node: Any) -> ModelObject:  # noqa: N802
-        obj = bm.VariablesBinding(producer=self.producer(_get(node, "producer")))
-        if _get(node, "type") is not None:
-            obj.type = self.type_ref(_get(node, "type"))
-        return self._modifiers(obj, node)
 
     # keys, types, producers
     def key(self, node: Any) -> ModelObject:
@@ -355,19 +376,26 @@ class _Builder:
                 ref.args.append(self.type_ref(arg))
         return self._made(ref, node)
 
-    def producer(self, node: Any) -> ModelObject:
-        kind = _kind(node)
-        if kind == "CustomProducer":
+    def producer(self, node: Any) -> ModelObject | None:
+        """The producer of a ``bind ... to <producer>`` (None when there is no ``to``)."""
+        custom = _get(node, "custom")
+        if custom is not None:
             obj = bm.CustomProducer()
-            if _get(node, "name"):
-                obj.name = _unquote(_get(node, "name"))
+            if _get(custom, "name"):
+                obj.name = _unquote(_get(custom, "name"))
             else:
-                obj.type = self.type_ref(_get(node, "type"))
-        elif kind == "TypeProducer":
-            obj = bm.TypeProducer(type=self.type_ref(_get(node, "type")))
-        else:
-            obj = bm.ConstantProducer(value=self.expression(_get(node, "value")))
-        return self._made(obj, node)
+                obj.type = self.type_ref(_get(custom, "type"))
+            return self._made(obj, custom)
+        type_value = _get(node, "typeValue")
+        if type_value is not None:
+            return self._made(bm.TypeProducer(type=self.type_ref(type_value)), type_value)
+        value = _get(node, "value")
+        if value is None:
+            return None
+        expression = self.expression(value)
+        producer = bm.ConstantProducer(value=expression)
+        self.spans.copy(expression, producer)
+        return producer
 
     # expressions
     def expression(self, node: Any) -> ModelObject:
@@ -387,51 +415,68 @@ class _Builder:
             obj.otherwise = self.expression(_get(node, "otherwise"))
         return obj
 
-    def expr_Comparison(self, node: Any) -> ModelObject:  # noqa: N802
-        left = self.expression(_get(node, "left"))
-        if not _get(node, "op"):
-            return left
-        return bm.BinaryOp(op=_get(node, "op"), left=left, right=self.expression(_get(node, "right")))
-
-    def expr_Additive(self, node: Any) -> ModelObject:  # noqa: N802
+    def expr_Operation(self, node: Any) -> ModelObject:  # noqa: N802
         operands = [self.expression(o) for o in _get_list(node, "operands")]
-        result = operands[0]
-        for op, right in zip(_get_list(node, "ops"), operands[1:], strict=True):
-            result = bm.BinaryOp(op=op, left=result, right=right)
-            self.spans.set(result, self.span_of(node))
-        return result
+        ops = _get_list(node, "ops")
+        if not ops:
+            return operands[0]
+        # Two levels, both left-associative: `+ -` bind tighter than `== !=`.
+        result: ModelObject | None = None
+        comparison = ""
+        sum_ = operands[0]
+        for op, right in zip(ops, operands[1:], strict=True):
+            if op in ("+", "-"):
+                sum_ = self._binary(op, sum_, right)
+                continue
+            result = sum_ if result is None else self._binary(comparison, result, sum_)
+            comparison, sum_ = op, right
+        return sum_ if result is None else self._binary(comparison, result, sum_)
 
-    def expr_Unary(self, node: Any) -> ModelObject:  # noqa: N802
-        operand = self.expression(_get(node, "operand"))
-        return bm.NotOp(operand=operand) if _get(node, "negated") else operand
+    def _binary(self, op: str, left: ModelObject, right: ModelObject) -> ModelObject:
+        obj = bm.BinaryOp(op=op, left=left, right=right)
+        first, last = self.spans.get(left), self.spans.get(right)
+        if first is not None and last is not None:
+            self.spans.set(obj, first.merge(last))
+        return obj
+
+    def expr_Not(self, node: Any) -> ModelObject:  # noqa: N802
+        return bm.NotOp(operand=self.expression(_get(node, "operand")))
 
     def expr_Lambda(self, node: Any) -> ModelObject:  # noqa: N802
         obj = bm.Lambda(body=self.expression(_get(node, "body")))
-        obj.parameters.extend(_variable_name(_get(p, "name")) for p in _get_list(node, "params"))
+        obj.parameters.extend(_variable_name(p) for p in _get_list(node, "params"))
         return obj
 
-    def expr_Call(self, node: Any) -> ModelObject:  # noqa: N802
-        obj = bm.Call(function=_get(node, "function"))
-        obj.args.extend(self.expression(a) for a in _get_list(node, "args"))
-        return obj
+    def expr_Atom(self, node: Any) -> ModelObject:  # noqa: N802
+        token = str(_get(node, "token"))
+        first = token[0]
+        if _get(node, "call"):
+            if first in "\"'$-0123456789":
+                span = self.span_of(node)
+                raise CfSyntaxError(f"{token} cannot be called (only a function name can)", span, "syntax")
+            obj = bm.Call(function=token)
+            obj.args.extend(self.expression(a) for a in _get_list(node, "args"))
+            return obj
+        if first == "$":
+            return bm.VariableRef(name=_variable_name(token))
+        if token in ("true", "false", "undef"):
+            return bm.UndefLiteral() if token == "undef" else bm.BooleanLiteral(value=token == "true")
+        if first in "\"'-0123456789":
+            return self.scalar(token, node)
+        return bm.StringLiteral(value=token, bare=True)
 
-    def expr_Variable(self, node: Any) -> ModelObject:  # noqa: N802
-        return bm.VariableRef(name=_variable_name(_get(node, "name")))
-
-    def expr_BoolLit(self, node: Any) -> ModelObject:  # noqa: N802
-        return bm.BooleanLiteral(value=_get(node, "value") == "true")
-
-    def expr_NumberLit(self, node: Any) -> ModelObject:  # noqa: N802
-        text = str(_get(node, "value"))
-        if re.fullmatch(r"-?\d+", text):
-            return bm.IntegerLiteral(value=int(text))
-        return bm.FloatLiteral(value=float(text))
-
-    def expr_StringLit(self, node: Any) -> ModelObject:  # noqa: N802
-        raw = str(_get(node, "value"))
-        if raw.startswith("'"):
-            return bm.StringLiteral(value=_unquote(raw))
-        return self._interpolated(raw[1:-1], node)
+    def scalar(self, token: str, node: Any) -> ModelObject:
+        """A string, number or boolean token as a literal."""
+        first = token[0]
+        if first == "'":
+            return bm.StringLiteral(value=_unquote(token))
+        if first == '"':
+            return self._interpolated(token[1:-1], node)
+        if token in ("true", "false"):
+            return bm.BooleanLiteral(value=token == "true")
+        if re.fullmatch(r"-?\d+", token):
+            return bm.IntegerLiteral(value=int(token))
+        return bm.FloatLiteral(value=float(token))
 
     def _interpolated(self, body: str, node: Any) -> ModelObject:
         parts: list[ModelObject] = []
@@ -451,9 +496,6 @@ class _Builder:
             self._made(part, node)
         return bm.InterpolatedString(parts=parts)
 
-    def expr_UndefLit(self, node: Any) -> ModelObject:  # noqa: N802
-        return bm.UndefLiteral()
-
     def expr_ArrayLit(self, node: Any) -> ModelObject:  # noqa: N802
         return bm.ArrayLiteral(items=[self.expression(i) for i in _get_list(node, "items")])
 
@@ -463,9 +505,6 @@ class _Builder:
             key, value = self.expression(_get(entry, "key")), self.expression(_get(entry, "value"))
             entries.append(self._made(bm.HashEntry(key=key, value=value), entry))
         return bm.HashLiteral(entries=entries)
-
-    def expr_Bareword(self, node: Any) -> ModelObject:  # noqa: N802
-        return bm.StringLiteral(value=_get(node, "value"), bare=True)
 
 
 def _variable_name(text: str) -> str:

@@ -250,9 +250,8 @@ def test_spans_are_one_based_with_exclusive_end() -> None:
 SYNTAX_ERRORS = [
     (
         "bindings x {\n  bind 3\n}",
-        "f.bind:2:8: error: unexpected '3' (expected 'alias', 'renamed', 'abstract', 'override', 'final', "
-        "'parameters', 'map', 'variables', 'class', a type name, a string, 'to', 'in', '{', 'when', "
-        "'multibind', 'rebind', 'include', 'exclude', 'bind' or '}')  [syntax]",
+        "f.bind:2:8: error: unexpected '3' (expected 'abstract', 'override', 'final', a string, 'class', "
+        "a type name, 'to', 'in', '{', 'alias', 'renamed', 'parameters', 'map' or 'variables')  [syntax]",
     ),
     (
         'bindings x { bind "a" to }',
@@ -261,8 +260,8 @@ SYNTAX_ERRORS = [
     ),
     (
         "bindings x {",
-        "f.bind:1:13: error: unexpected end of file (expected 'when', 'multibind', 'rebind', 'include', "
-        "'exclude', 'bind' or '}')  [syntax]",
+        "f.bind:1:13: error: unexpected end of file (expected 'bind', 'when', 'multibind', 'rebind', "
+        "'include', 'exclude' or '}')  [syntax]",
     ),
     ("bindings X {}", "f.bind:1:10: error: unexpected 'X' (expected a name)  [syntax]"),
     (
