@@ -1,0 +1,133 @@
+"""``cfmodel env list`` and ``cfmodel env which``: the environments of a project, and why one.
+
+``env list [PROJECT]`` shows every environment known now (static, dynamic, the automatic
+``production``) with its resolved paths; a path that does not exist is marked ``(missing)``.
+``env which [PROJECT] --fact K=V ... [--environment NAME]`` runs the request sequence
+(``cfmodel.transforms.request``) and prints its chain step by step, then the selected
+environment. Both take ``--export FILE`` (``.xmi`` or ``.json``): the catalog or the whole
+request as a model of the ``environments`` package. Paths inside the current directory are
+shown relative to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from cfmodel.commands import SubParsers
+from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
+from cfmodel.errors import CfUsageError
+from cfmodel.metamodel.bindings import ModelObject
+from cfmodel.serializers import JsonOptions, XmiOptions, get_format, write
+from cfmodel.transforms.environments import Environment, evaluate_environments
+from cfmodel.transforms.request import (
+    CommandClassifier,
+    RequestOptions,
+    catalog_model,
+    model_ids,
+    run_request,
+)
+
+ORDER = 45
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    evaluation = evaluate_environments(args.project, facts_from_args(args), args.environment)
+    catalog = evaluation.catalog
+    for diagnostic in evaluation.diagnostics:
+        print(diagnostic.render(), file=sys.stderr)
+    source = _shown(catalog.file) if catalog.has_file else f"no {catalog.file.name}: production only"
+    print(f"environments of {_shown(catalog.confdir)} ({source}):")
+    width = max(len(name) for name in catalog.environments)
+    for env in catalog.environments.values():
+        print(f"  {env.name.ljust(width)}  {env.kind.value:<9}  {env.origin}")
+        for label, paths in _paths(env):
+            for i, path in enumerate(paths):
+                mark = "" if path.exists() else "  (missing)"
+                print(f"      {label if i == 0 else '':<12} {_shown(path)}{mark}")
+    if catalog.shadowed:
+        hidden, where = ", ".join(catalog.shadowed), _shown(catalog.dynamic_dir)
+        print(f"note: declared environments hide these sub-directories of {where}: {hidden}")
+    if args.export:
+        _export(Path(args.export), catalog_model(catalog)[0])
+    return 0
+
+
+def cmd_which(args: argparse.Namespace) -> int:
+    classifier = CommandClassifier(shlex.split(args.classifier)) if args.classifier else None
+    result = run_request(
+        args.project, facts_from_args(args), args.environment, RequestOptions(classifier=classifier)
+    )
+    for diagnostic in result.warnings:
+        print(_relative(diagnostic.render()), file=sys.stderr)
+    print(_relative(result.explain()))
+    print(f"environment: {result.environment.name}")
+    if args.export:
+        _export(Path(args.export), result.to_model())
+    return 0
+
+
+def _paths(env: Environment) -> list[tuple[str, list[Path]]]:
+    return [
+        ("envdir", [env.envdir]),
+        ("main", [env.main]),
+        ("modulepath", list(env.module_path)),
+        ("bindingsdir", [env.bindings_dir]),
+        ("templatedir", [env.template_dir]),
+    ]
+
+
+def _shown(path: Path | None) -> str:
+    """A path relative to the current directory when inside it, else absolute."""
+    if path is None:
+        return ""
+    here = os.path.abspath(".")
+    full = os.path.abspath(path)
+    if full == here:
+        return "."
+    if full.startswith(here + os.sep):
+        return os.path.relpath(full, here)
+    return full
+
+
+def _relative(text: str) -> str:
+    """Paths inside the current directory, shown relative to it."""
+    return text.replace(os.path.abspath(".") + os.sep, "")
+
+
+def _export(target: Path, root: ModelObject) -> None:
+    fmt = get_format(target)
+    if fmt.holds != "instances":
+        raise CfUsageError(f"--export writes a model (.xmi or .json), not {fmt.name}")
+    options = XmiOptions(id_of=model_ids) if fmt.name == "xmi" else JsonOptions(id_of=model_ids, indent=1)
+    write(target, [root], options)
+
+
+def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
+    env = sub.add_parser("env", help="environments: list them, explain which one a request selects")
+    actions = env.add_subparsers(dest="env_command", metavar="ACTION")
+    actions.required = True
+
+    p = actions.add_parser(
+        "list", parents=[common], help="every environment (static, dynamic, automatic) with resolved paths"
+    )
+    add_project_argument(p)
+    add_request_options(p)
+    p.add_argument("--export", metavar="FILE", help="write the catalog as a model (.xmi or .json)")
+    p.set_defaults(func=cmd_list)
+
+    p = actions.add_parser(
+        "which", parents=[common], help="which environment a request's facts select, and why (step by step)"
+    )
+    add_project_argument(p)
+    add_request_options(p)
+    p.add_argument(
+        "--classifier",
+        metavar="COMMAND",
+        help="an external node classifier: COMMAND <fqdn> prints YAML (environment, classes, parameters)",
+    )
+    p.add_argument("--export", metavar="FILE", help="write the request as a model (.xmi or .json)")
+    p.set_defaults(func=cmd_which)
