@@ -16,25 +16,25 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
 from cfmodel.errors import CfUsageError
-from cfmodel.metamodel.bindings import ModelObject
-from cfmodel.serializers import JsonOptions, XmiOptions, get_format, write
-from cfmodel.transforms.environments import Environment, evaluate_environments
-from cfmodel.transforms.request import (
-    CommandClassifier,
-    RequestOptions,
-    catalog_model,
-    model_ids,
-    run_request,
-)
+
+if TYPE_CHECKING:
+    from cfmodel.transforms.environments import Environment
 
 ORDER = 45
 
+# The transforms are imported when a command runs, not when the CLI starts: every command
+# module is imported for `cfmodel --help`, and `cfmodel parse` needs none of this.
+
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from cfmodel.transforms.environments import evaluate_environments
+    from cfmodel.transforms.request import catalog_model
+
     evaluation = evaluate_environments(args.project, facts_from_args(args), args.environment)
     catalog = evaluation.catalog
     for diagnostic in evaluation.diagnostics:
@@ -43,7 +43,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"environments of {_shown(catalog.confdir)} ({source}):")
     width = max(len(name) for name in catalog.environments)
     for env in catalog.environments.values():
-        print(f"  {env.name.ljust(width)}  {env.kind.value:<9}  {env.origin}")
+        print(f"  {env.name.ljust(width)}  {env.kind.value:<9}  {_relative(env.origin)}")
         for label, paths in _paths(env):
             for i, path in enumerate(paths):
                 mark = "" if path.exists() else "  (missing)"
@@ -57,6 +57,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_which(args: argparse.Namespace) -> int:
+    from cfmodel.transforms.request import CommandClassifier, RequestOptions, run_request
+
     classifier = CommandClassifier(shlex.split(args.classifier)) if args.classifier else None
     result = run_request(
         args.project, facts_from_args(args), args.environment, RequestOptions(classifier=classifier)
@@ -98,7 +100,10 @@ def _relative(text: str) -> str:
     return text.replace(os.path.abspath(".") + os.sep, "")
 
 
-def _export(target: Path, root: ModelObject) -> None:
+def _export(target: Path, root: Any) -> None:
+    from cfmodel.serializers import JsonOptions, XmiOptions, get_format, write
+    from cfmodel.transforms.request import model_ids
+
     fmt = get_format(target)
     if fmt.holds != "instances":
         raise CfUsageError(f"--export writes a model (.xmi or .json), not {fmt.name}")

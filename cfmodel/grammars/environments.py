@@ -307,11 +307,12 @@ class _Builder(_BindingsBuilder):
 
     def regex(self, node: Any) -> str:
         """The pattern of a ``/regex/`` token (``\\/`` stands for ``/``), checked by ``re``."""
-        pattern = str(_get(node, "pattern"))[1:-1].replace("\\/", "/")
+        raw = str(_get(node, "pattern"))
+        pattern = raw[1:-1].replace("\\/", "/")
         try:
             re.compile(pattern)
         except re.error as err:
-            raise CfSyntaxError(
-                f"invalid regular expression /{pattern}/: {err}", self.span_of(node), "bad-regex"
-            ) from err
+            start = self.text.find(raw, int(_get(node, "_tx_position") or 0))
+            span = self.lines.span(start, start + len(raw)) if start >= 0 else self.span_of(node)
+            raise CfSyntaxError(f"invalid regular expression {raw}: {err}", span, "bad-regex") from err
         return pattern

@@ -185,7 +185,7 @@ def evaluate_environments(
     """
     root = Path(os.path.abspath(confdir))
     path = Path(file) if file is not None else Path(confdir) / ENVIRONMENTS_FILE
-    parsed = parse_file(path) if path.is_file() else None
+    parsed = parse_file(path) if path.exists() else None
     run = _Run(root, path, parsed, facts, agent_environment, proposal, agent_source)
     return run.evaluation()
 

@@ -564,7 +564,7 @@ def _selected_text(env: Environment) -> str:
 
 def _categories_text(categories: Sequence[Category], env: Environment) -> str:
     site = env.envdir / SITE_FILE
-    source = f"from {site}" if site.is_file() else f"defaults (no {site})"
+    source = f"from {site}" if site.is_file() else f"the defaults: there is no {site}"
     shown = ", ".join(_category_text(c) for c in categories)
     return f"{shown} ({source})"
 
