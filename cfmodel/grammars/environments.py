@@ -11,7 +11,8 @@ parser's, so an expression means the same in both files and evaluates with
 ``cfmodel.transforms.compose.evaluate``. textX objects never leak into the model.
 
 Speed (the file is read on every request): the textX metamodel is built once per process;
-the garbage collector is paused while the tree is built; there are no textX cross-references;
+comments are blanked before parsing instead of a comment rule tried before every token; the
+garbage collector is paused while the tree is built; there are no textX cross-references;
 spans come from character offsets through ``LineIndex``.
 
 Errors: ``CfSyntaxError`` with code ``syntax`` (``unexpected <token> (expected ...)``),
@@ -95,6 +96,27 @@ def _metamodel() -> Any:
     return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True)
 
 
+# Comments are blanked (same length, newlines kept) so every position stays exact and the
+# grammar needs no comment rule. Strings and /regexes/ are skipped over whole: `/` means
+# nothing else in this language (there is no division), and `/*` starts a comment.
+_COMMENT_OR_PROTECTED = re.compile(
+    r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|/(?!\*)(?:\\.|[^/\\\n])*/)|(\#[^\n]*|/\*[\s\S]*?\*/)"""
+)
+
+
+def blank_comments(text: str) -> str:
+    """Replace ``# ...`` and ``/* ... */`` comments by spaces (newlines stay)."""
+    if "#" not in text and "/*" not in text:
+        return text
+    return _COMMENT_OR_PROTECTED.sub(_blank, text)
+
+
+def _blank(match: re.Match[str]) -> str:
+    if match.group(1) is not None:
+        return match.group(0)
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     # Nothing built while parsing is garbage yet; the cyclic collector only costs time here.
@@ -115,7 +137,7 @@ def parse_str(text: str, file: str = "<string>") -> ParsedEnvironments:
     """
     with _gc_paused():
         try:
-            tree = _metamodel().model_from_str(text)
+            tree = _metamodel().model_from_str(blank_comments(text))
         except TextXSyntaxError as err:
             raise _syntax_error(err, text, file) from err
         builder = _Builder(text, file)
