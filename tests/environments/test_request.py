@@ -202,3 +202,22 @@ def _registry() -> object:
     rset.metamodel_registry[bm.NS_URI] = bm.PACKAGE
     rset.metamodel_registry[em.NS_URI] = em.PACKAGE
     return rset
+
+
+def test_declared_names_hide_dynamic_directories(project: Project) -> None:
+    project.env_dir("s", "branches/staging", "branches/b").envs(
+        "site { environment { 'staging': envdir => 's' }\n  dynamic_environments { 'branches': } }\n"
+        "$environment = 'staging'\n"
+    )
+    result = project.run()
+    assert result.environment.envdir == project.root / "s"
+    assert result.catalog.shadowed == ("staging",)
+    assert result.catalog.names() == ["staging", "production", "b"]
+
+
+def test_another_environments_file(project: Project, tmp_path: Path) -> None:
+    other = tmp_path / "test-environments.cfenv"
+    other.write_text("site { environment { 'qa': envdir => 'q' } }\n$environment = 'qa'\n", encoding="utf-8")
+    project.env_dir("q").envs("$environment = 'production'\n")
+    result = project.run(options=RequestOptions(environments_file=other))
+    assert (result.environment.name, result.catalog.file) == ("qa", other)
