@@ -206,14 +206,14 @@ def classification_from_data(label: str, text: str) -> Classification | None:
 # ============================================================================================
 
 #: Makes extra bindings providers for a request (e.g. ``{"enc": EncProvider(classification)}``).
-ProviderFactory = Callable[[Classification | None], Mapping[str, BindingsProvider]]
+ClassifiedProviders = Callable[[Classification | None], Mapping[str, BindingsProvider]]
 
 
 @dataclass(frozen=True, slots=True)
 class RequestOptions:
     classifier: Classifier | None = None
     providers: Mapping[str, BindingsProvider] = field(default_factory=dict)
-    provider_factory: ProviderFactory | None = None
+    provider_factory: ClassifiedProviders | None = None
     compose: ComposeOptions | None = None
     environments_file: Path | None = None  # default: <confdir>/environments.cfenv
     agent_source: str = "--environment"  # how the caller asked, for messages
