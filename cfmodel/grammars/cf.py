@@ -551,6 +551,8 @@ class _Builder:
     # -- expressions
 
     def expression(self, obj: Any) -> nodes.Expression:
+        if not obj.rest and not obj.question and not obj.first.negations:
+            return self.postfix(obj.first)  # the common case: one operand
         operands = [self.operand(obj.first)]
         operators = []
         for tail in obj.rest:
@@ -568,7 +570,12 @@ class _Builder:
         return result
 
     def operand(self, obj: Any) -> _Operand:
-        """(number of `not`, the postfix expression, the span where the operand starts)."""
+        """(number of `not`, the postfix expression, the span where the operand starts if negated)."""
+        start = self.span_of(obj._tx_position, obj._tx_position) if obj.negations else None
+        return (len(obj.negations), self.postfix(obj), start)
+
+    def postfix(self, obj: Any) -> nodes.Expression:
+        """An operand without its `not` prefixes."""
         expr = self.primary(obj.primary)
         start = obj.primary._tx_position
         for trailer in obj.trailers:
@@ -581,7 +588,7 @@ class _Builder:
                     "is-defined",
                 )
             expr = nodes.IsDefined(expr, self.span_of(start, obj._tx_position_end))
-        return (len(obj.negations), expr, self.span_of(obj._tx_position, obj._tx_position))
+        return expr
 
     def primary(self, obj: Any) -> nodes.Expression:
         if obj.atom:
@@ -593,9 +600,9 @@ class _Builder:
 
     def atom(self, token: str, start: int) -> nodes.Expression:
         first = token[0]
-        span = self.span_of(start, start + len(token))
         if first in "\"'" or (first in "fr" and len(token) > 1 and token[1] in "\"'"):
             return build_string(token, start, self.span_of)
+        span = self.span_of(start, start + len(token))
         if first.isdigit() or first in "-.":
             return nodes.Literal(_number(token), span)
         if token in _KEYWORD_LITERALS:
@@ -707,11 +714,13 @@ def _number(token: str) -> int | float:
     return int(token)
 
 
-_Operand = tuple[int, nodes.Expression, Span]
+_Operand = tuple[int, nodes.Expression, Span | None]
 
 
 def _apply_negations(operand: _Operand) -> nodes.Expression:
     count, expr, start = operand
+    if start is None:
+        return expr
     for _ in range(count):
         expr = nodes.Not(expr, start.merge(expr.span))
     return expr

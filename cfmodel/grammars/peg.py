@@ -11,10 +11,11 @@ leading whitespace) that builds the model objects directly.
 
 Output: `compile_parser(metamodel)` returns ``parse(text) -> model | None``. The model
 objects are shaped like textX's: one slotted class per common rule, named after the rule,
-with the rule's attributes (lists for ``*=``/``+=``, ``False`` for ``?=``, else ``None``
-until assigned) and ``_tx_position``/``_tx_position_end`` (offsets of the first and past
-the last token); abstract rules give the object of the alternative that matched, match
-rules the matched text.
+with the rule's attributes (lists for ``*=``/``+=``; until assigned, textX's initial
+values: ``''`` for a plain string match, ``False`` for ``?=``, else ``None``) and
+``_tx_position``/``_tx_position_end`` (offsets of the first token and just past the last
+one); abstract rules give the object of the alternative that matched, match rules the
+matched text.
 
 Guarantees: the language is exactly the one the Arpeggio parser accepts (same ordered
 choice, same greedy repetition, same whitespace, the same rules for "matched nothing"),
@@ -86,6 +87,12 @@ class _Compiler:
     def __init__(self, metamodel: Any) -> None:
         parser = metamodel._parser_blueprint
         self.auto_init = bool(metamodel.auto_init_attributes)
+        # values textX would convert or objects it would make differently
+        self.processed = set(metamodel._obj_processors)
+        if metamodel.user_classes:
+            raise UnsupportedGrammarError("user classes")
+        if metamodel.use_regexp_group:
+            raise UnsupportedGrammarError("use_regexp_group")
         if parser.comments_model is not None:
             raise UnsupportedGrammarError("comment rules")
         if parser.ignore_case:
@@ -95,13 +102,14 @@ class _Compiler:
         self.ws = parser.ws
         self.model = parser.parser_model
         self.tokens: dict[tuple[str, int], str] = {}
+        self.charsets: dict[str, str] = {}  # the characters -> constant name
+        self.firsts: dict[int, frozenset[str] | None] = {}
         self.functions: dict[int, str] = {}  # id(rule node) -> function name
         self.todo: list[ParsingExpression] = []
         self.classes: dict[str, list[tuple[str, str]]] = {}  # rule -> [(attribute, default)]
-        self.lines: list[str] = []
         self.counter = 0
         # per rule function being generated
-        self.attrs: dict[str, str] = {}  # attribute -> "list" | "bool" | "one"
+        self.attrs: dict[str, str] = {}  # attribute -> "list" | "one"
         self.kind = RULE_COMMON
 
     # ------------------------------------------------------------- the whole module
@@ -124,6 +132,8 @@ class _Compiler:
         head = [f"_ws = re.compile({ws_class!r}).match"]
         for (pattern, flags), name in sorted(self.tokens.items(), key=lambda item: item[1]):
             head.append(f"{name} = re.compile({ws_class + '(' + pattern + ')'!r}, {flags}).match")
+        for chars, name in self.charsets.items():
+            head.append(f"{name} = frozenset({chars!r})")
         for rule, attributes in self.classes.items():
             slots = [name for name, _ in attributes] + ["_tx_position", "_tx_position_end"]
             params = ", ".join(f"a{i}" for i in range(len(slots)))
@@ -154,6 +164,8 @@ class _Compiler:
         return kind
 
     def token(self, node: ParsingExpression) -> str:
+        if node.rule_name in self.processed:
+            raise UnsupportedGrammarError(f"a token converted by textX: {node.rule_name}")
         if isinstance(node, StrMatch):
             if node.ignore_case:
                 raise UnsupportedGrammarError("case-insensitive string match")
@@ -173,6 +185,13 @@ class _Compiler:
         if key not in self.tokens:
             self.tokens[key] = f"_t{len(self.tokens)}"
         return self.tokens[key]
+
+    def charset(self, chars: frozenset[str]) -> str:
+        """The name of a module-level constant holding *chars*."""
+        key = "".join(sorted(chars))
+        if key not in self.charsets:
+            self.charsets[key] = f"_c{len(self.charsets)}"
+        return self.charsets[key]
 
     def default(self, attr: Any) -> str:
         """textX's initial value of a single-valued attribute, as Python source."""
@@ -201,6 +220,8 @@ class _Compiler:
     def rule_function(self, node: ParsingExpression) -> list[str]:
         kind = self._rule_type(node)
         name = self.functions[id(node)]
+        if node.rule_name in self.processed:
+            raise UnsupportedGrammarError(f"an object processor for {node.rule_name}")
         self.kind = kind
         self.counter = 0
         lines = [f"def {name}(pos):"]
@@ -230,11 +251,20 @@ class _Compiler:
                 _is_rule(alt) and self._rule_type(alt) != RULE_MATCH for alt in node.nodes
             ):
                 raise UnsupportedGrammarError(f"abstract rule {node.rule_name} is not a choice of rules")
-            # every alternative is a rule call that returns an object (or None)
+            # Every alternative is a rule call that returns an object (or None). One look
+            # at the next character skips those that cannot start there (each would
+            # otherwise be a call, a whitespace skip and a failed match).
+            lines.append("    pos = _ws(text, pos).end()")
+            lines.append("    c = text[pos : pos + 1]")
             for alt in node.nodes:
-                lines.append(f"    r = {self.function_for(alt)}(pos)")
-                lines.append("    if r is not None:")
-                lines.append("        return r")
+                ind = "    "
+                first = self.first(alt)
+                if first is not None and not self.can_match_empty(alt):
+                    lines.append(f"    if c in {self.charset(first)}:")
+                    ind += "    "
+                lines.append(f"{ind}r = {self.function_for(alt)}(pos)")
+                lines.append(f"{ind}if r is not None:")
+                lines.append(f"{ind}    return r")
             lines.append("    return None")
         else:
             raise UnsupportedGrammarError(f"rule {node.rule_name} of type {kind}")
@@ -306,8 +336,10 @@ class _Compiler:
         return lines
 
     def choice(self, node: ParsingExpression, depth: int) -> list[str]:
+        if node.ws is not None or node.skipws is not None:
+            raise UnsupportedGrammarError("per-rule whitespace settings")
         saved = self.var("p")
-        save, restore = self.snapshot(node)
+        save, restore = self.snapshot(node.nodes)
         ind = "    " * depth
         lines = [f"{ind}{saved} = pos", *(ind + line for line in save)]
         for index, alt in enumerate(node.nodes):
@@ -329,7 +361,7 @@ class _Compiler:
     def optional(self, node: ParsingExpression, depth: int) -> list[str]:
         ind = "    " * depth
         saved = self.var("p")
-        save, restore = self.snapshot(node.nodes[0])
+        save, restore = self.snapshot(node.nodes[:1])
         lines = [f"{ind}{saved} = pos", *(ind + line for line in save)]
         lines.extend(self.expression(node.nodes[0], depth, None))
         lines.append(f"{ind}if pos < 0:")
@@ -346,7 +378,7 @@ class _Compiler:
         saved = self.var("p")
         count = self.var("n")
         item = self.var("v") if attribute else None
-        save, restore = self.snapshot(element)
+        save, restore = self.snapshot([element])
         lines = [f"{ind}{count} = 0", f"{ind}while True:", f"{ind}    {saved} = pos"]
         lines.extend(f"{ind}    {line}" for line in save)
         body = depth + 1
@@ -429,13 +461,15 @@ class _Compiler:
 
     # ------------------------------------------------------------- analysis
 
-    def snapshot(self, node: ParsingExpression) -> tuple[list[str], list[str]]:
-        """Statements that save and restore what a failed attempt at *node* may have assigned."""
-        if _assignment_op(node) in ("plain", "optional"):
-            return [], []  # a single assignment only happens once it matched
+    def snapshot(self, nodes: list[ParsingExpression]) -> tuple[list[str], list[str]]:
+        """Statements that save and restore what a failed attempt at one of *nodes* may have assigned."""
+        names: set[str] = set()
+        for node in nodes:
+            if _assignment_op(node) not in ("plain", "optional"):  # those only assign once matched
+                names |= self.assigned(node)
         save: list[str] = []
         restore: list[str] = []
-        for name in sorted(self.assigned(node)):
+        for name in sorted(names):
             saved = self.var("s")
             if self.attrs[name] == "list":
                 save.append(f"{saved} = len(a_{name})")
@@ -446,7 +480,7 @@ class _Compiler:
         return save, restore
 
     def assigned(self, node: ParsingExpression) -> set[str]:
-        """Attributes assigned inside *node*, not counting other rules."""
+        """Attributes assigned inside *node* (nothing if it is a rule: those are its own)."""
         found: set[str] = set()
         if _is_rule(node):
             return found
@@ -471,6 +505,43 @@ class _Compiler:
         if isinstance(node, Sequence):
             return all(self.can_match_empty(child) for child in node.nodes)
         raise UnsupportedGrammarError(f"parsing expression {type(node).__name__}")
+
+    def first(self, node: ParsingExpression) -> frozenset[str] | None:
+        """Characters a match of *node* can start with (after whitespace); None if unknown.
+
+        A superset is fine (it only decides what is worth trying); lookaheads are
+        ignored, and anything the analysis does not know gives None.
+        """
+        key = id(node)
+        if key in self.firsts:
+            return self.firsts[key]
+        self.firsts[key] = None  # a rule met again while computing itself: unknown
+        result: frozenset[str] | None
+        if isinstance(node, StrMatch):
+            result = frozenset(node.to_match[:1]) or None
+        elif isinstance(node, RegExMatch):
+            chars, _ = _regex_first(_sre_parse.parse(node.regex.pattern, node.regex.flags))
+            result = frozenset(chars) if chars else None
+        elif isinstance(node, EndOfFile | Not | And):
+            result = frozenset()
+        elif isinstance(node, OrderedChoice):
+            result = frozenset()
+            for alt in node.nodes:
+                sub = self.first(alt)
+                result = None if sub is None or result is None else result | sub
+        elif isinstance(node, Sequence):
+            result = frozenset()
+            for child in node.nodes:
+                sub = self.first(child)
+                result = None if sub is None or result is None else result | sub
+                if result is None or not self.can_match_empty(child):
+                    break
+        elif isinstance(node, Optional | ZeroOrMore | OneOrMore):
+            result = self.first(node.nodes[0])
+        else:
+            result = None
+        self.firsts[key] = result
+        return result
 
     def validate(self) -> None:
         """Refuse grammars where "matched" and "consumed input" differ in Arpeggio.
@@ -527,6 +598,60 @@ def _has_group_reference(parsed: Any) -> bool:
             ):
                 return True
     return False
+
+
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+
+
+def _regex_first(parsed: Any) -> tuple[set[str] | None, bool]:
+    """(characters a match of a parsed regex can start with or None if unknown, can it be empty)."""
+    chars: set[str] = set()
+    for op, argument in parsed:
+        name = str(op)
+        nullable = False
+        sub: set[str] | None
+        if name == "LITERAL":
+            sub = {chr(argument)}
+        elif name == "IN":
+            sub = _class_chars(argument)
+        elif name == "BRANCH":
+            sub, nullable = set(), False
+            for branch in argument[1]:
+                branch_chars, branch_nullable = _regex_first(branch)
+                sub = None if branch_chars is None or sub is None else sub | branch_chars
+                nullable = nullable or branch_nullable
+        elif name == "SUBPATTERN":
+            if argument[1]:  # flags switched on inside the group
+                return None, False
+            sub, nullable = _regex_first(argument[3])
+        elif name == "ATOMIC_GROUP":
+            sub, nullable = _regex_first(argument)
+        elif name in _REPEATS:
+            sub, nullable = _regex_first(argument[2])
+            nullable = nullable or argument[0] == 0
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):  # zero width; a lookahead only narrows
+            sub, nullable = set(), True
+        else:
+            return None, False
+        if sub is None:
+            return None, False
+        chars |= sub
+        if not nullable:
+            return chars, False
+    return chars, True
+
+
+def _class_chars(items: Any) -> set[str] | None:
+    chars: set[str] = set()
+    for op, argument in items:
+        name = str(op)
+        if name == "LITERAL":
+            chars.add(chr(argument))
+        elif name == "RANGE" and argument[1] - argument[0] < 256:
+            chars.update(chr(code) for code in range(argument[0], argument[1] + 1))
+        else:  # negated classes, categories such as \w, wide ranges
+            return None
+    return chars
 
 
 def _walk(node: ParsingExpression) -> Iterator[ParsingExpression]:

@@ -25,7 +25,10 @@ class LineIndex:
         """The span from offset *start* up to offset *end* (exclusive)."""
         starts = self.line_starts
         line = bisect.bisect_right(starts, start)
-        end_line = bisect.bisect_right(starts, end, lo=line - 1) if end > start else line
+        if line == len(starts) or end < starts[line]:  # most spans end on the line they start
+            end_line = line
+        else:
+            end_line = bisect.bisect_right(starts, end, lo=line)
         return Span(self.file, line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1)
 
     def offset(self, line: int, col: int) -> int:
