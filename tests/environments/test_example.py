@@ -205,7 +205,8 @@ def test_classifier_from_the_cli(capsys: pytest.CaptureFixture[str], tmp_path: P
     )
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[2] == f"3. classifier: '{sys.executable} {enc}' proposes environment 'hotfix'; classes web"
+    shown = f"{sys.executable} {enc}".replace(f"{REPO}{os.sep}", "")  # paths in the cwd are shown relative
+    assert lines[2] == f"3. classifier: '{shown}' proposes environment 'hotfix'; classes web"
     # the example's logic asks $agent_environment, not the classifier: a dev machine with no
     # --environment gets staging
     assert lines[-1] == "environment: staging"
