@@ -265,3 +265,32 @@ def kind_of(obj: ModelObject) -> str:
 def is_kind(obj: ModelObject, eclass: ModelObject) -> bool:
     """Whether ``obj`` is an instance of ``eclass`` or of one of its subclasses."""
     return isinstance(obj, eclass.python_class)
+
+
+def literal_of(value: Any) -> ModelObject:
+    """A data value (str, int, float, bool, None, list, dict) as a literal expression.
+
+    Used by providers that build bindings from data (``enc:``, ``hiera:``) and by exports
+    of effective values. Strings become ``StringLiteral`` (no interpolation); hash keys
+    keep their type.
+
+    Raises:
+        TypeError: the value is not plain data.
+    """
+    if value is None:
+        return UndefLiteral()
+    if isinstance(value, bool):
+        return BooleanLiteral(value=value)
+    if isinstance(value, int):
+        return IntegerLiteral(value=value)
+    if isinstance(value, float):
+        return FloatLiteral(value=value)
+    if isinstance(value, str):
+        return StringLiteral(value=value)
+    if isinstance(value, list | tuple):
+        return ArrayLiteral(items=[literal_of(v) for v in value])
+    if isinstance(value, dict):
+        return HashLiteral(
+            entries=[HashEntry(key=literal_of(k), value=literal_of(v)) for k, v in value.items()]
+        )
+    raise TypeError(f"not plain data: {type(value).__name__}")

@@ -79,7 +79,7 @@ def test_file_must_hold_the_bindings_it_is_named_after(tmp_path: Path) -> None:
 def test_unknown_scheme(tmp_path: Path) -> None:
     write(tmp_path, {"site.bind": "site { bindings => [ { 'enc': include => 'enc:' } ] }"})
     assert failure(tmp_path) == (
-        '{dir}/site.bind:1:22: error: unknown bindings scheme "enc:" in "enc:" (known: confdir:)  [unknown-scheme]'
+        '{dir}/site.bind:1:22: error: unknown bindings scheme "enc:" in "enc:" (known: confdir:, hiera:, module:)  [unknown-scheme]'
     )
 
 
