@@ -39,7 +39,7 @@ from cfmodel.transforms.compose.entries import Entry, type_spec
 from cfmodel.transforms.compose.explain import Candidate, Explanation, MergeStep
 from cfmodel.transforms.compose.expressions import ExpressionError, call_lambda, evaluate
 from cfmodel.transforms.compose.functions import FUNCTIONS, deep_merge
-from cfmodel.transforms.compose.injector import Injector
+from cfmodel.transforms.compose.injector import CF_TYPES, EffectiveBinding, Injector, InstanceLookup, cf_type
 from cfmodel.transforms.compose.options import ComposeOptions, LayerInput, NestingRule
 from cfmodel.transforms.compose.prepare import PreparedBindings, prepare
 from cfmodel.transforms.compose.values import (
@@ -61,16 +61,19 @@ from cfmodel.transforms.compose.values import (
 
 __all__ = [
     "ARRAY_STRATEGIES",
+    "CF_TYPES",
     "DATA_TYPES",
     "FUNCTIONS",
     "HASH_STRATEGIES",
     "Candidate",
     "Category",
     "ComposeOptions",
+    "EffectiveBinding",
     "Entry",
     "Explanation",
     "ExpressionError",
     "Injector",
+    "InstanceLookup",
     "Key",
     "LambdaValue",
     "LayerInput",
@@ -85,6 +88,7 @@ __all__ = [
     "Value",
     "call_lambda",
     "category_text",
+    "cf_type",
     "combine",
     "compose",
     "conforms",

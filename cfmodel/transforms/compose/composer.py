@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import Diagnostics, Note, Span
-from cfmodel.metamodel.bindings import ModelObject, kind_of
+from cfmodel.metamodel.bindings import kind_of
 from cfmodel.transforms.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
-from cfmodel.transforms.compose.entries import Entry, type_spec
+from cfmodel.transforms.compose.entries import Entry, option_value, type_spec
 from cfmodel.transforms.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.compose.injector import Injector
 from cfmodel.transforms.compose.values import (
@@ -214,7 +214,9 @@ class Composer:
         mapping = option_value(entry.element, "map")
         mapped = evaluate(mapping, self.facts) if mapping is not None else None
         target = entry.key.name.split("/")[2]
-        return Resolved(entry, ParameterSource(target, source, mapped, entry.optional) if producer else None)
+        if producer is None:
+            return Resolved(entry, None)
+        return Resolved(entry, ParameterSource(target, source, mapped, entry.optional, entry.span))
 
     def _produce(self, entry: Entry) -> Value:
         try:
@@ -368,13 +370,6 @@ def _next_weaker(group: list[Entry], index: int) -> int | None:
     for below in range(index + 1, len(group)):
         if group[below].position > position:
             return below
-    return None
-
-
-def option_value(element: ModelObject, name: str) -> ModelObject | None:
-    for option in element.options:
-        if option.name == name:
-            return option.value
     return None
 
 

@@ -327,3 +327,11 @@ def type_spec(ref: ModelObject | None) -> TypeSpec | None:
         return None
     args = tuple(t for t in (type_spec(a) for a in ref.args) if t is not None)
     return TypeSpec(str(ref.name), args, ref.title)
+
+
+def option_value(element: ModelObject, name: str) -> ModelObject | None:
+    """The value expression of a binding's option (``{ name => value }``), if given."""
+    for option in element.options:
+        if option.name == name:
+            return option.value
+    return None

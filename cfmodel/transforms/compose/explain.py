@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from cfmodel.errors import Span
 from cfmodel.transforms.compose.combinators import combine
-from cfmodel.transforms.compose.entries import Entry, sort_key
+from cfmodel.transforms.compose.entries import Entry, option_value, sort_key
+from cfmodel.transforms.compose.expressions import evaluate
 from cfmodel.transforms.compose.values import MISSING, Key, TypeSpec, Value, show
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ class Candidate:
     span: Span | None
     kind: str
     value: str
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,7 @@ class Explanation:
         for c in self.candidates:
             where = f"{c.span.start()} " if c.span is not None else ""
             lines.append(f"  {c.status}: {where}{c.kind} {c.value} ({c.where})")
+            lines.extend(f"    from {note}" for note in c.notes)
         for step in self.merge_steps:
             where = f"{step.span.start()} " if step.span is not None else ""
             lines.append(f"  merged: {where}{step.contribution} -> {step.result} ({step.where})")
@@ -101,7 +104,16 @@ def _candidate(composer: Composer, entry: Entry, resolved: Resolved | None) -> C
         text = "(abstract)"
     else:
         text = show(composer._produce(entry)) if composer.is_applicable(entry) else "-"
-    return Candidate(status, entry.where(), entry.span, entry.kind, text)
+    return Candidate(status, entry.where(), entry.span, entry.kind, text, _provenance(entry))
+
+
+def _provenance(entry: Entry) -> tuple[str, ...]:
+    """The notes a provider left on a binding (option ``provenance``: texts)."""
+    option = option_value(entry.element, "provenance")
+    if option is None:
+        return ()
+    notes = evaluate(option, {})
+    return tuple(str(n) for n in notes) if isinstance(notes, list) else (str(notes),)
 
 
 def _merge_steps(composer: Composer, key: Key, entry: Entry) -> list[MergeStep]:

@@ -1,11 +1,30 @@
-"""The injector: answers lookups of effective bindings (one dict access for a bound key)."""
+"""The injector: answers lookups of effective bindings (one dict access for a bound key).
+
+Two faces. For people and tools: ``lookup``, ``explain``, ``effective`` (every effective
+binding with where it comes from). For the compiler (``std::inject`` and implicit
+injection; docs/bindings.md, "Injection API"):
+
+* ``inject(type_or_name, name=None, default=...)``: ``std::inject("x")``,
+  ``std::inject(int, "x")``, ``std::inject(string, "x", "fallback")``. Types are binding
+  types (``Integer``, ``Array[String]``, ``Type[X]``, ``std::Host``) or ``.cf`` types
+  (``int``, ``string[]``, ``dict``; ``T?`` gives ``null`` when nothing is bound);
+* ``instance_parameters(entity, attributes, keys=..., instance=...)``: values for the
+  attributes a constructor call did not give (``bind parameters ns::Entity to {...}``,
+  ``ns::Entity[key]``, and instances bound as parameter sources);
+* ``variables()``: the top scope variables (``bind variables``);
+* ``classes()``: ``inject('/classes')``.
+
+Errors (``CfEvaluationError``): ``not-bound``, ``type-mismatch``, ``unknown-parameter``,
+``parameter-source-missing``, ``map-required``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cfmodel.errors import CfEvaluationError
+from cfmodel.errors import CfEvaluationError, Span
 from cfmodel.transforms.compose.entries import Entry, encode
 from cfmodel.transforms.compose.explain import Explanation, explain
 from cfmodel.transforms.compose.values import (
@@ -24,15 +43,52 @@ from cfmodel.transforms.compose.values import (
 if TYPE_CHECKING:
     from cfmodel.transforms.compose.composer import Composer
 
+#: Finds an instance bound as a parameter source (``Sql[one]``): its attributes, or None.
+InstanceLookup = Callable[[TypeValue], Mapping[str, Value] | None]
+
+#: ``.cf`` primitive types and the binding types they are.
+CF_TYPES = {
+    "string": "String",
+    "int": "Integer",
+    "float": "Float",
+    "number": "Number",
+    "bool": "Boolean",
+    "list": "Array",
+    "dict": "Hash",
+    "any": "Any",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveBinding:
+    """The binding that gives a key its value, for ``show`` and exports.
+
+    ``value`` is None for a custom producer (it runs at each lookup); ``from_key`` is the key
+    a rebind, alias or rename took its producer from.
+    """
+
+    key: Key
+    value: Value
+    kind: str
+    origin: str
+    layer: str
+    category: str
+    span: Span | None
+    from_key: Key | None = None
+    lazy: bool = False
+
 
 class Injector:
     """Looks up effective bindings. Values are shared: treat them as read-only."""
 
     def __init__(self, composer: Composer, erased: set[Key]) -> None:
         self._composer = composer
+        self._erased = erased
         self._values: dict[Key, Value] = {}
         self._lazy: dict[Key, Callable[[], Value]] = {}
-        self._specs: dict[str, TypeSpec] = {}
+        self._specs: dict[str, tuple[TypeSpec, bool]] = {}
+        self._params: dict[str, dict[str, Key]] = {}
+        self._sources: dict[str, list[ParameterSource]] = {}
         for key, resolved in composer.resolved.items():
             if resolved is None or key in erased:
                 continue
@@ -40,8 +96,18 @@ class Injector:
                 self._lazy[key] = resolved.lazy
             else:
                 self._values[key] = resolved.value
+            self._index(key, resolved.value)
         self._values[Key("Data", "/classes")] = _classes(composer.classes)
 
+    def _index(self, key: Key, value: Value) -> None:
+        name = key.name
+        if name.startswith("/param/"):
+            target, _, parameter = name[7:].rpartition("/")
+            self._params.setdefault(target, {})[parameter] = key
+        elif name.startswith("/params/") and isinstance(value, ParameterSource):
+            self._sources.setdefault(value.target, []).append(value)
+
+    # --- lookups ------------------------------------------------------------------------------
     def lookup(self, type_or_name: str, name: str | None = None, *, default: Value = MISSING) -> Value:
         """``lookup(name)`` (any Data type) or ``lookup(type, name)``; ``default`` if not bound.
 
@@ -53,8 +119,20 @@ class Injector:
             if value is MISSING:
                 return self._slow_lookup(Key("Data", type_or_name), None, default)
             return value
-        spec = self._spec(type_or_name)
+        spec, nullable = self._spec(type_or_name)
+        if nullable and default is MISSING:
+            default = None
         return self._slow_lookup(key_of(spec, name), spec, default)
+
+    def inject(self, type_or_name: str, name: str | None = None, *, default: Value = MISSING) -> Value:
+        """``std::inject``: ``inject("x")``, ``inject(type, "x")``, ``inject(type, "x", default=d)``.
+
+        ``type`` may be a binding type or a ``.cf`` type (``int``, ``string[]``, ``T?``).
+
+        Raises:
+            CfEvaluationError: ``not-bound`` (and no default), or ``type-mismatch``.
+        """
+        return self.lookup(type_or_name, name, default=default)
 
     def _slow_lookup(self, key: Key, spec: TypeSpec | None, default: Value) -> Value:
         value = self._values.get(key, MISSING)
@@ -68,11 +146,11 @@ class Injector:
             raise CfEvaluationError(f"{key} is {describe(value)}, not {spec}", None, "type-mismatch")
         return value
 
-    def _spec(self, text: str) -> TypeSpec:
-        spec = self._specs.get(text)
-        if spec is None:
-            spec = self._specs[text] = parse_type(text)
-        return spec
+    def _spec(self, text: str) -> tuple[TypeSpec, bool]:
+        found = self._specs.get(text)
+        if found is None:
+            found = self._specs[text] = cf_type(text)
+        return found
 
     def __contains__(self, name: str) -> bool:
         key = Key("Data", name)
@@ -82,33 +160,199 @@ class Injector:
         """The included classes (``inject('/classes')``): includes minus weaker excludes."""
         return list(self._values[Key("Data", "/classes")])
 
-    def parameters(self, target: str) -> dict[str, Value]:
-        """The literal parameter values bound for a class (``ntp``) or type/instance (``Web[one]``)."""
-        spec = parse_type(target) if target[:1].isupper() else TypeSpec("Class", (), target)
-        prefix = f"/param/{encode(str(spec))}/"
-        return {k.name[len(prefix) :]: v for k, v in self._values.items() if k.name.startswith(prefix)}
-
-    def parameter_sources(self, target: str) -> list[ParameterSource]:
-        """Instances bound as parameter producers of ``target``, with the effective map."""
-        prefix = f"/params/{encode(target)}/"
-        sources = [v for k, v in self._values.items() if k.name.startswith(prefix) and v is not None]
-        return [self._with_map(s) for s in sources]
-
-    def _with_map(self, source: ParameterSource) -> ParameterSource:
-        if source.map is not None or not isinstance(source.source, TypeValue):
-            return source
-        target_type = parse_type(source.target.replace("%5B", "[").replace("%5D", "]")).name
-        mapping = self._values.get(Key("ParameterMap", f"/map/{target_type}/{source.source.type.name}"))
-        return ParameterSource(source.target, source.source, mapping, source.optional)
-
     def variable(self, name: str, *, default: Value = MISSING) -> Value:
         """A bound top scope variable (``bind variables to { name => ... }``)."""
         return self.lookup(f"/var/{name}", default=default)
 
+    def variables(self) -> dict[str, Value]:
+        """Every bound top scope variable, by name (for the compiler's top scope)."""
+        return {
+            k.name[5:]: v for k, v in self._values.items() if k.name.startswith("/var/") and v is not None
+        }
+
+    # --- parameters ---------------------------------------------------------------------------
+    def parameters(self, target: str) -> dict[str, Value]:
+        """The literal parameter values bound for a class (``ntp``) or type/instance (``Web[one]``)."""
+        keys = self._params.get(_target_text(target), {})
+        return {name: self._values[key] for name, key in keys.items() if key in self._values}
+
+    def parameter_sources(self, target: str) -> list[ParameterSource]:
+        """Instances bound as parameter producers of ``target``, with the effective map."""
+        return [self._with_map(s) for s in self._sources.get(_target_text(target), [])]
+
+    def _with_map(self, source: ParameterSource) -> ParameterSource:
+        if source.map is not None or not isinstance(source.source, TypeValue):
+            return source
+        target_type = parse_type(_decode(source.target)).name
+        mapping = self._values.get(Key("ParameterMap", f"/map/{target_type}/{source.source.type.name}"))
+        return ParameterSource(source.target, source.source, mapping, source.optional, source.span)
+
+    def instance_parameters(
+        self,
+        entity: str,
+        attributes: Iterable[str],
+        *,
+        given: Iterable[str] = (),
+        keys: Sequence[str] = (),
+        instance: InstanceLookup | None = None,
+    ) -> dict[str, Value]:
+        """Values for the attributes of a new instance of ``entity`` that its constructor call left out.
+
+        Args:
+            entity: the entity's qualified name as bindings write it (``std::Host``).
+            attributes: every attribute of the entity a constructor may set (bindings of other
+                names are errors).
+            given: the attributes the constructor call gave (never injected).
+            keys: the instance's keys (``Entity[key]``; e.g. its index attribute values), most
+                specific first.
+            instance: finds an instance bound as a parameter source (``Sql[one]``).
+
+        Returns:
+            Per attribute not given, the first of: ``bind parameters Entity[key] to {...}``
+            (first key with one), a source bound to ``Entity[key]``, ``bind parameters Entity
+            to {...}``, a source bound to ``Entity``. Attributes without a binding are left
+            out (the entity's defaults apply next).
+
+        Raises:
+            CfEvaluationError: ``unknown-parameter`` (a literal binding names an attribute
+                the entity does not have), ``parameter-source-missing``, ``map-required``.
+        """
+        known = list(attributes)
+        skip = set(given)
+        targets = [f"{entity}[{key}]" for key in keys] + [entity]
+        result: dict[str, Value] = {}
+        for target in targets:
+            text = _target_text(target)
+            found = dict(self._literal_parameters(text, known))
+            for source in self.parameter_sources(target):
+                for name, value in self._from_source(source, known, instance).items():
+                    found.setdefault(name, value)
+            for name, value in found.items():
+                if name not in skip:
+                    result.setdefault(name, value)
+        return result
+
+    def _literal_parameters(self, target: str, wanted: list[str]) -> dict[str, Value]:
+        keys = self._params.get(target, {})
+        found: dict[str, Value] = {}
+        for name, key in keys.items():
+            if name not in wanted:
+                entry = self._entry_of(key)
+                message = f'{_decode(target)} has no attribute "{name}" to bind (bound by {entry})'
+                raise CfEvaluationError(message, entry.span if entry else None, "unknown-parameter")
+            value = self._values.get(key)
+            if value is not None:
+                found[name] = value
+        return found
+
+    def _from_source(
+        self, source: ParameterSource, wanted: list[str], instance: InstanceLookup | None
+    ) -> dict[str, Value]:
+        target = _decode(source.target)
+        if not isinstance(source.source, TypeValue):
+            values = source.source if isinstance(source.source, dict) else {}
+        else:
+            found = instance(source.source) if instance is not None else None
+            if found is None:
+                if source.optional:
+                    return {}
+                message = (
+                    f"{source.source} is bound as the parameters of {target}, but there is no {source.source}"
+                )
+                raise CfEvaluationError(message, source.span, "parameter-source-missing")
+            values = dict(found)
+        mapping = dict(source.map) if source.map is not None else {n: n for n in wanted if n in values}
+        if not mapping:
+            message = (
+                f"the parameters of {target} are bound to {source.source}, but no attribute has the same "
+                f"name in both: bind a map (bind map {parse_type(target).name} to "
+                f"{_type_name(source.source)} {{ ... }}) or give one ({{ map => {{ ... }} }})"
+            )
+            raise CfEvaluationError(message, source.span, "map-required")
+        return {
+            mine: values[theirs] for mine, theirs in mapping.items() if mine in wanted and theirs in values
+        }
+
+    def _entry_of(self, key: Key) -> Entry | None:
+        resolved = self._composer.resolved.get(key)
+        return resolved.entry if resolved is not None else None
+
+    # --- provenance ---------------------------------------------------------------------------
     def explain(self, type_or_name: str, name: str | None = None) -> Explanation:
         """Provenance of a key: layers and categories consulted, winner, shadowed, merges."""
-        key = Key("Data", type_or_name) if name is None else key_of(self._spec(type_or_name), name)
+        key = Key("Data", type_or_name) if name is None else key_of(self._spec(type_or_name)[0], name)
         return explain(self._composer, key, self._values.get(key, MISSING))
+
+    def effective(self) -> list[EffectiveBinding]:
+        """Every effective binding (not ``/classes``), sorted by key."""
+        result = []
+        for key, resolved in self._composer.resolved.items():
+            if resolved is None or key in self._erased:
+                continue
+            entry = resolved.entry
+            value = None if resolved.lazy is not None else resolved.value
+            result.append(
+                EffectiveBinding(
+                    key,
+                    value,
+                    entry.kind,
+                    entry.origin,
+                    entry.layer_name,
+                    entry.category(),
+                    entry.span,
+                    resolved.from_key,
+                    resolved.lazy is not None,
+                )
+            )
+        return sorted(result, key=lambda b: (b.key.namespace != "Data", b.key.namespace, b.key.name))
+
+    @property
+    def layer_names(self) -> tuple[str, ...]:
+        return self._composer.layer_names
+
+    def category_values(self) -> list[tuple[str, int, str | None]]:
+        """The request's categories, highest first: name, rank, value (None: does not apply)."""
+        return [(c.name, c.rank, c.value) for c in self._composer.categories.values()]
+
+    def class_sources(self) -> list[tuple[str, Span | None, str]]:
+        """The included classes with the ``include`` that put each one in."""
+        first: dict[str, Entry] = {}
+        for entry in self._composer.classes:
+            if entry.kind == "include":
+                first.setdefault(entry.key.name, entry)
+        return [(name, first[name].span, first[name].where()) for name in self.classes()]
+
+
+def cf_type(text: str) -> tuple[TypeSpec, bool]:
+    """A binding type, or a ``.cf`` type (``int``, ``string[]``, ``T?``): the type, and nullable."""
+    text = text.strip()
+    nullable = text.endswith("?")
+    text = text.removesuffix("?")
+    if text.endswith("[]"):
+        inner, _ = cf_type(text[:-2])
+        return TypeSpec("Array", (inner,)), nullable
+    if text in CF_TYPES:
+        return TypeSpec(CF_TYPES[text]), nullable
+    return parse_type(text), nullable
+
+
+def _target_text(target: str) -> str:
+    """The encoded form of a parameter target as keys hold it (``ntp`` is ``Class[ntp]``)."""
+    spec = parse_type(target) if _is_type(target) else TypeSpec("Class", (), target)
+    return encode(str(spec))
+
+
+def _is_type(target: str) -> bool:
+    last = target.partition("[")[0].rsplit("::", 1)[-1]
+    return last[:1].isupper()
+
+
+def _decode(text: str) -> str:
+    return text.replace("%5B", "[").replace("%5D", "]").replace("%2F", "/").replace("%25", "%")
+
+
+def _type_name(value: Value) -> str:
+    return value.type.name if isinstance(value, TypeValue) else "?"
 
 
 def _classes(entries: list[Entry]) -> list[str]:

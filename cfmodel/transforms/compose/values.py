@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeAlias
 
-from cfmodel.errors import CfEvaluationError
+from cfmodel.errors import CfEvaluationError, Span
 from cfmodel.metamodel.bindings import ModelObject
 
 #: A bound value: JSON-like data (str, int, float, bool, None, list, dict) or a ``TypeValue``.
@@ -97,6 +97,7 @@ class ParameterSource:
     source: Value
     map: Mapping[str, Value] | None
     optional: bool
+    span: Span | None = None
 
 
 def key_of(spec: TypeSpec | None, name: str) -> Key:
