@@ -33,12 +33,19 @@ Classes (every feature listed):
 * ``CategoriesDeclaration`` ``entries``: ``CategoryDeclaration`` (``name``, ``value`` expression).
 * ``Layer`` ``name``, ``include`` and ``exclude`` (provider URIs), ``bindings`` (the resolved
   ``NamedBindings``, a non-containment reference filled by providers).
+* ``EffectiveBindings`` (what an injector made of the bindings for one request): ``layers``
+  (names, highest first), ``categories`` (``CategoryValue``: ``name``, ``rank``, ``value``,
+  unset when the category does not apply), ``classes`` (included), ``bindings``
+  (``EffectiveBinding``: ``keyType`` and ``name`` of the key, ``kind``, ``origin`` (the
+  bindings' name), ``layer``, ``category``, ``location`` (``file:line:col``), ``fromKey``
+  (of a rebind/alias), ``lazy`` (a custom producer: no ``value``), ``value``).
 * ``Expression`` (abstract): ``StringLiteral`` (``value``, ``bare``), ``InterpolatedString``
   (``parts``), ``IntegerLiteral``, ``FloatLiteral``, ``BooleanLiteral``, ``UndefLiteral``,
   ``ArrayLiteral`` (``items``), ``HashLiteral`` (``entries``: ``HashEntry`` ``key``/``value``),
   ``VariableRef`` (``name``), ``Call`` (``function``, ``args``), ``BinaryOp`` (``op``, ``left``,
   ``right``), ``NotOp`` (``operand``), ``Conditional`` (``unless``, ``condition``, ``then``,
-  ``otherwise``), ``Lambda`` (``parameters``, ``body``).
+  ``otherwise``), ``Lambda`` (``parameters``, ``body``), ``TypeLiteral`` (``type``: a type or
+  instance reference as a value, in effective bindings).
 
 Guarantees: the package is self-contained (no references to other packages except Ecore's
 data types); nothing is registered in PyEcore's global registry.
@@ -54,6 +61,7 @@ from pyecore.ecore import (
     EClass,
     EDouble,
     EEnum,
+    EInt,
     ELong,
     EPackage,
     EReference,
@@ -219,6 +227,30 @@ _ref(Site, "layers", Layer, many=True)
 BindingsFile = _eclass("BindingsFile")
 _ref(BindingsFile, "elements", NamedBindings, many=True)
 _ref(BindingsFile, "sites", Site, many=True)
+
+# --- effective bindings: what an injector made of the bindings for one request -----------------
+TypeLiteral = _eclass("TypeLiteral", (Expression,))
+_ref(TypeLiteral, "type", TypeRef)
+CategoryValue = _eclass("CategoryValue")
+_attr(CategoryValue, "name", EString)
+_attr(CategoryValue, "rank", EInt)
+_attr(CategoryValue, "value", EString)
+EffectiveBinding = _eclass("EffectiveBinding")
+_attr(EffectiveBinding, "keyType", EString)
+_attr(EffectiveBinding, "name", EString)
+_attr(EffectiveBinding, "kind", EString)
+_attr(EffectiveBinding, "origin", EString)
+_attr(EffectiveBinding, "layer", EString)
+_attr(EffectiveBinding, "category", EString)
+_attr(EffectiveBinding, "location", EString)
+_attr(EffectiveBinding, "fromKey", EString)
+_attr(EffectiveBinding, "lazy", EBoolean, default=False)
+_ref(EffectiveBinding, "value", Expression)
+EffectiveBindings = _eclass("EffectiveBindings")
+_attr(EffectiveBindings, "layers", EString, many=True)
+_ref(EffectiveBindings, "categories", CategoryValue, many=True)
+_attr(EffectiveBindings, "classes", EString, many=True)
+_ref(EffectiveBindings, "bindings", EffectiveBinding, many=True)
 
 
 class SpanTable:

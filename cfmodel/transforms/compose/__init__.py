@@ -24,7 +24,9 @@ The package, one concern per module:
 * ``categories``: the site's categories and their values;
 * ``entries``: bind operations flattened per condition;
 * ``composer``: checks and resolution;
-* ``injector``, ``explain``: the lookups and their provenance.
+* ``prepare``: everything facts cannot change, done once for many requests;
+* ``injector``, ``explain``: the lookups (and the compiler's API) and their provenance;
+* ``export``: effective bindings as a model (XMI/JSON).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from cfmodel.transforms.compose.combinators import ARRAY_STRATEGIES, HASH_STRATE
 from cfmodel.transforms.compose.composer import Resolved
 from cfmodel.transforms.compose.entries import Entry, type_spec
 from cfmodel.transforms.compose.explain import Candidate, Explanation, MergeStep
+from cfmodel.transforms.compose.export import effective_model
 from cfmodel.transforms.compose.expressions import ExpressionError, call_lambda, evaluate
 from cfmodel.transforms.compose.functions import FUNCTIONS, deep_merge
 from cfmodel.transforms.compose.injector import CF_TYPES, EffectiveBinding, Injector, InstanceLookup, cf_type
@@ -94,6 +97,7 @@ __all__ = [
     "conforms",
     "deep_merge",
     "describe",
+    "effective_model",
     "evaluate",
     "key_of",
     "parse_type",

@@ -1,0 +1,220 @@
+"""``cfmodel bindings show|inject|explain``: a project's bindings (ARM-8) for one request.
+
+``show [PROJECT]`` prints the effective bindings (``--format json`` for tools; ``--export
+FILE`` writes them as an ``EffectiveBindings`` model, ``--export-model FILE`` the bindings
+models that were loaded, both ``.xmi`` or ``.json``). ``inject KEY [PROJECT]`` prints one
+value: a string, number or boolean as is, an array or hash as JSON (``--type`` for a typed
+lookup; ``--merge`` and the deep merge flags force a Hiera merge for the key, as ``puppet
+lookup`` does). ``explain KEY [PROJECT]`` prints where the value comes from: the layers and
+categories consulted, every binding of the key with its status and position, merge steps
+and provider notes (the counterpart of ``puppet lookup --explain``).
+
+Facts: ``--fact k=v`` (repeatable), ``--facts FILE``. ``--environment NAME`` is passed on as
+the fact ``agent_environment`` (the environment the caller asks for); the ``environment``
+category reads the fact ``environment`` (default ``production``).
+
+Errors are printed as ``file:line:col: error: ...  [code]`` with exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from cfmodel.commands import SubParsers
+from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
+from cfmodel.errors import CfUsageError
+from cfmodel.metamodel.bindings import ModelObject
+from cfmodel.transforms.compose import Injector, ParameterSource, TypeValue, Value, effective_model, show
+from cfmodel.transforms.providers import Merge, ProjectBindings, load_project, parse_merge
+from cfmodel.transforms.providers.merges import MergeError
+
+ORDER = 40
+_DEEP_FLAGS = "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays"
+
+
+def _facts(args: argparse.Namespace) -> dict[str, Any]:
+    facts = facts_from_args(args)
+    if getattr(args, "environment", None):
+        facts.setdefault("agent_environment", args.environment)
+    return facts
+
+
+def _merges(args: argparse.Namespace) -> dict[str, Merge]:
+    strategy = getattr(args, "merge", None)
+    deep_flags = args.knock_out_prefix is not None or args.sort_merged_arrays or args.merge_hash_arrays
+    if strategy is None:
+        if deep_flags:
+            raise CfUsageError(
+                "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays need --merge deep"
+            )
+        return {}
+    spec: dict[str, Any] = {"strategy": strategy}
+    if deep_flags and strategy != "deep":
+        raise CfUsageError(
+            "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays need --merge deep"
+        )
+    if args.knock_out_prefix is not None:
+        spec["knockout_prefix"] = args.knock_out_prefix
+    if args.sort_merged_arrays:
+        spec["sort_merged_arrays"] = True
+    if args.merge_hash_arrays:
+        spec["merge_hash_arrays"] = True
+    try:
+        return {args.key: parse_merge(spec)}
+    except MergeError as err:
+        raise CfUsageError(err.message) from None
+
+
+def _load(
+    args: argparse.Namespace, merges: dict[str, Merge] | None = None
+) -> tuple[ProjectBindings, Injector]:
+    facts = _facts(args)
+    project = load_project(Path(args.project), facts, merges=merges)
+    return project, project.prepare().injector(facts)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    project, injector = _load(args)
+    if args.format == "json":
+        print(json.dumps(_show_data(injector), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(_show_text(injector))
+    if args.export:
+        _write(Path(args.export), [effective_model(injector)])
+    if args.export_model:
+        _write(Path(args.export_model), _models(project))
+    return 0
+
+
+def _show_text(injector: Injector) -> str:
+    lines = ["layers: " + (", ".join(injector.layer_names) or "(none)")]
+    cats = [f"{n}={v}" if v is not None else f"{n} (n/a)" for n, _, v in injector.category_values()]
+    lines.append("categories: " + ", ".join(cats))
+    classes = injector.class_sources()
+    lines.append("classes: " + (", ".join(name for name, _, _ in classes) or "(none)"))
+    for binding in injector.effective():
+        value = "<produced at each lookup>" if binding.lazy else show(binding.value)
+        where = f"{binding.span.start()} " if binding.span is not None else ""
+        origin = f'bindings {binding.origin}, layer "{binding.layer}", {binding.category}'
+        lines.append(f"{binding.key} = {value}  # {where}({origin})")
+    return "\n".join(lines)
+
+
+def _show_data(injector: Injector) -> dict[str, Any]:
+    return {
+        "layers": list(injector.layer_names),
+        "categories": {name: value for name, _, value in injector.category_values()},
+        "classes": injector.classes(),
+        "bindings": [
+            {
+                "type": b.key.namespace,
+                "name": b.key.name,
+                "value": None if b.lazy else _json_value(b.value),
+                "kind": b.kind,
+                "origin": b.origin,
+                "layer": b.layer,
+                "category": b.category,
+                "location": b.span.start() if b.span is not None else None,
+            }
+            for b in injector.effective()
+        ],
+    }
+
+
+def _json_value(value: Value) -> Any:
+    if isinstance(value, TypeValue | ParameterSource):
+        return str(value.source if isinstance(value, ParameterSource) else value)
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    return value
+
+
+def _models(project: ProjectBindings) -> list[ModelObject]:
+    roots: list[ModelObject] = []
+    for site in project.sites:
+        container = site.eContainer()
+        if container is not None and container not in roots:
+            roots.append(container)
+    for layer in project.layers.layers:
+        for named in layer.bindings:
+            container = named.eContainer()
+            if container is not None and container not in roots:
+                roots.append(container)
+    return roots
+
+
+def _write(path: Path, roots: list[ModelObject]) -> None:
+    from cfmodel.serializers import get_format, write  # the serializers load lxml: only when exporting
+
+    fmt = get_format(path)
+    if fmt.holds != "instances":
+        raise CfUsageError(f"{path}: export as .xmi or .json (not {fmt.name})")
+    write(path, roots)
+
+
+def cmd_inject(args: argparse.Namespace) -> int:
+    _, injector = _load(args, _merges(args))
+    value = injector.inject(args.type, args.key) if args.type else injector.inject(args.key)
+    print(render_value(value))
+    return 0
+
+
+def render_value(value: Value) -> str:
+    """A value for the terminal: a string, number or boolean as is, an array or hash as JSON."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | dict):
+        return json.dumps(_json_value(value), ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, TypeValue | ParameterSource):
+        return str(_json_value(value))
+    return str(value)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    _, injector = _load(args, _merges(args))
+    explanation = injector.explain(args.type, args.key) if args.type else injector.explain(args.key)
+    print(explanation.render())
+    return 0
+
+
+def _lookup_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("key", metavar="KEY", help="the name to look up")
+    add_project_argument(parser)
+    add_request_options(parser)
+    parser.add_argument(
+        "--type", metavar="TYPE", help="a typed lookup: Integer, Array[String], int, string[] ..."
+    )
+    group = parser.add_argument_group("hiera merges (for KEY, as puppet lookup)")
+    group.add_argument("--merge", choices=["first", "unique", "hash", "deep"], help="force a merge behaviour")
+    group.add_argument("--knock-out-prefix", metavar="PREFIX", help="deep merge: the knockout prefix")
+    group.add_argument("--sort-merged-arrays", action="store_true", help="deep merge: sort merged arrays")
+    group.add_argument("--merge-hash-arrays", action="store_true", help="deep merge: merge arrays of hashes")
+
+
+def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
+    parser = sub.add_parser(
+        "bindings", parents=[common], help="a project's bindings for one request: show, inject, explain"
+    )
+    commands = parser.add_subparsers(dest="bindings_command", metavar="COMMAND")
+    commands.required = True
+
+    p = commands.add_parser("show", parents=[common], help="print the effective bindings")
+    add_project_argument(p)
+    add_request_options(p)
+    p.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    p.add_argument("--export", metavar="FILE", help="write the effective bindings as a model (.xmi or .json)")
+    p.add_argument("--export-model", metavar="FILE", help="write the loaded bindings models (.xmi or .json)")
+    p.set_defaults(func=cmd_show)
+
+    p = commands.add_parser("inject", parents=[common], help="print the value bound to KEY")
+    _lookup_options(p)
+    p.set_defaults(func=cmd_inject)
+
+    p = commands.add_parser("explain", parents=[common], help="explain where the value of KEY comes from")
+    _lookup_options(p)
+    p.set_defaults(func=cmd_explain)
