@@ -10,13 +10,19 @@ inmanta-core runs in a throw-away venv (created on demand) in a subprocess that 
 file paths and prints JSON timings; its own parse cache is not attached to a project
 there, so every call parses.
 
-Timing: one warm-up pass, then N timed passes (best and median reported); a pass parses
-every file of the input once; `gc.collect()` runs before each pass, outside the timing.
-GC is left as each tool has it in practice: cfmodel's `parse_str` pauses the cyclic
-collector itself during a parse (cache hits unpickle with it enabled); inmanta-core's
-parser leaves it enabled.
+Timing: one warm-up pass per parser, then N rounds; a round runs one timed pass of each
+parser in turn (cfmodel cold, cfmodel warm, inmanta-core), so that other work on the
+machine weighs on all of them alike. A pass parses every file of the input once;
+`gc.collect()` runs before each pass, outside the timing. Each pass records wall time
+(`perf_counter`) and the process's CPU time (`process_time`, which leaves out the time
+other processes had the CPU); best and median are reported for both. GC is left as each
+tool has it in practice: cfmodel pauses the cyclic collector itself while it parses and
+while it unpickles a cache entry; inmanta-core's parser leaves it enabled.
 
-Usage: .venv/bin/python benchmarks/parse.py [--lines N] [--quick] [--repeat N]
+`--verify` first checks, for every input file, that cfmodel's compiled parser builds the
+same objects (values and positions) as textX's own parser from the same grammar.
+
+Usage: .venv/bin/python benchmarks/parse.py [--lines N] [--quick] [--repeat N] [--verify]
 Output: a table, then one JSON line.
 """
 
@@ -37,6 +43,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -65,17 +72,18 @@ CORPUS_WHEELS = [
     ("inmanta-module-podman", "1.13.4"),
 ]
 
-# Runs inside the inmanta venv: argv = [repeat, path...]; prints one JSON object.
+# Runs inside the inmanta venv: argv = [path...]; reads one command per line on stdin:
+# "pass" runs one pass (the first one untimed, a warm-up) and prints its timings as JSON;
+# "quit" prints the run's metadata as JSON and exits.
 INMANTA_RUNNER = r"""
-import gc, json, platform, statistics, sys, time
+import gc, json, platform, sys, time
 t0 = time.perf_counter()
 import inmanta.compiler  # first, or the parser's imports run in a circle
 from inmanta.ast import Namespace
 from inmanta.parser.plyInmantaParser import parse
 import importlib.metadata
 import_seconds = time.perf_counter() - t0
-repeat = int(sys.argv[1])
-paths = sys.argv[2:]
+paths = sys.argv[1:]
 texts = [open(p, encoding="utf-8").read() for p in paths]
 errors = {}
 
@@ -89,22 +97,21 @@ def one_pass():
         except Exception as error:
             errors[path] = f"{type(error).__name__}: {error}"
 
-def timed_pass():
-    gc.collect()
-    start = time.perf_counter()
-    one_pass()
-    return time.perf_counter() - start
-
 one_pass()  # warm-up
-times = [timed_pass() for _ in range(repeat)]
+for command in sys.stdin:
+    if command.strip() != "pass":
+        break
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    one_pass()
+    print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}), flush=True)
 print(json.dumps({
     "version": importlib.metadata.version("inmanta-core"),
     "python": platform.python_version(),
     "import_seconds": import_seconds,
     "gc_enabled": gc.isenabled(),
-    "times": times,
     "errors": errors,
-}))
+}), flush=True)
 """
 
 
@@ -113,7 +120,8 @@ class Result:
     """Timings of one parser over one input (a list of files)."""
 
     parser: str
-    times: list[float] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # wall seconds per pass
+    cpu_times: list[float] = field(default_factory=list)  # CPU seconds of this process per pass
     errors: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -123,6 +131,14 @@ class Result:
     @property
     def median(self) -> float:
         return statistics.median(self.times)
+
+    @property
+    def best_cpu(self) -> float:
+        return min(self.cpu_times)
+
+    def add(self, wall: float, cpu: float) -> None:
+        self.times.append(wall)
+        self.cpu_times.append(cpu)
 
 
 # ---------------------------------------------------------------- inmanta venv
@@ -154,18 +170,44 @@ def ensure_inmanta_python(venv: Path) -> Path:
     return python
 
 
-def run_inmanta(python: Path, paths: list[Path], repeat: int) -> tuple[Result, dict[str, object]]:
-    proc = subprocess.run(
-        [str(python), "-c", INMANTA_RUNNER, str(repeat), *map(str, paths)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"the inmanta-core runner failed:\n{proc.stderr[-4000:]}")
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
-    result = Result(f"inmanta-core {data['version']}", data["times"], data["errors"])
-    return result, data
+class InmantaSession:
+    """inmanta-core's parser in its own venv, running one timed pass per request."""
+
+    def __init__(self, python: Path, paths: list[Path]) -> None:
+        self.proc = subprocess.Popen(
+            [str(python), "-c", INMANTA_RUNNER, *map(str, paths)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.result = Result("inmanta-core")
+
+    def _reply(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            stderr = self.proc.stderr.read() if self.proc.stderr else ""
+            raise SystemExit(f"the inmanta-core runner failed:\n{stderr[-4000:]}")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def timed_pass(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("pass\n")
+        self.proc.stdin.flush()
+        reply = self._reply()
+        self.result.add(reply["wall"], reply["cpu"])
+
+    def close(self) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.flush()
+        meta = self._reply()
+        self.proc.wait()
+        self.result.parser = f"inmanta-core {meta['version']}"
+        self.result.errors = meta["errors"]
+        return meta
 
 
 # ---------------------------------------------------------------- corpus
@@ -224,41 +266,93 @@ def ensure_corpus(directory: Path, quiet: bool = False) -> list[Path]:
 # ---------------------------------------------------------------- cfmodel
 
 
-def measure(parser: str, paths: list[Path], repeat: int, parse_one: Callable[[str, str], object]) -> Result:
-    texts = [(str(path), path.read_text(encoding="utf-8")) for path in paths]
-    result = Result(parser)
+class CfmodelPasses:
+    """One parser of cfmodel over one input, a timed pass at a time."""
 
-    def one_pass() -> None:
-        for label, text in texts:
-            if label in result.errors:
+    def __init__(self, parser: str, paths: list[Path], parse_one: Callable[[str, str], object]) -> None:
+        self.texts = [(str(path), path.read_text(encoding="utf-8")) for path in paths]
+        self.parse_one = parse_one
+        self.result = Result(parser)
+        self.one_pass()  # warm-up (for the cache: fills it)
+
+    def one_pass(self) -> None:
+        for label, text in self.texts:
+            if label in self.result.errors:
                 continue
             try:
-                parse_one(text, label)
+                self.parse_one(text, label)
             except CfSyntaxError as error:
-                result.errors[label] = str(error)
+                self.result.errors[label] = str(error)
 
-    one_pass()  # warm-up (for the cache: fills it)
-    for _ in range(repeat):
+    def timed_pass(self) -> None:
         gc.collect()
-        start = time.perf_counter()
-        one_pass()
-        result.times.append(time.perf_counter() - start)
-    return result
+        wall, cpu = time.perf_counter(), time.process_time()
+        self.one_pass()
+        self.result.add(time.perf_counter() - wall, time.process_time() - cpu)
 
 
-def run_cfmodel(paths: list[Path], repeat: int) -> tuple[Result, Result]:
-    cold = measure("cfmodel cold", paths, repeat, parse_str)
-    with tempfile.TemporaryDirectory(prefix="cfmodel-bench-cache-") as tmp:
-        cache = ParseCache(Path(tmp))
+def run_input(inmanta_python: Path, paths: list[Path], repeat: int) -> tuple[list[Result], dict[str, Any]]:
+    """Time cfmodel cold, cfmodel warm and inmanta-core on *paths*, in interleaved rounds."""
+    inmanta = InmantaSession(inmanta_python, paths)
+    try:
+        with tempfile.TemporaryDirectory(prefix="cfmodel-bench-cache-") as tmp:
+            cache = ParseCache(Path(tmp))
 
-        def cached(text: str, label: str) -> object:
-            return parse_text(text, label, cache)
+            def cached(text: str, label: str) -> object:
+                return parse_text(text, label, cache)
 
-        warm = measure("cfmodel warm (cache)", paths, repeat, cached)
-        good = len(paths) - len(warm.errors)
-        if cache.hits != good * repeat:
-            raise SystemExit(f"cache: {good * repeat} hits expected, got {cache.hits}")
-    return cold, warm
+            cold = CfmodelPasses("cfmodel cold", paths, parse_str)
+            warm = CfmodelPasses("cfmodel warm (cache)", paths, cached)
+            for _ in range(repeat):
+                cold.timed_pass()
+                warm.timed_pass()
+                inmanta.timed_pass()
+            good = len(paths) - len(warm.result.errors)
+            if cache.hits != good * repeat:
+                raise SystemExit(f"cache: {good * repeat} hits expected, got {cache.hits}")
+    finally:
+        meta = inmanta.close()
+    return [cold.result, warm.result, inmanta.result], meta
+
+
+def verify(paths: list[Path]) -> list[str]:
+    """Files where cfmodel's compiled parser and textX's parser disagree (objects or verdict)."""
+    from textx import TextXSyntaxError
+
+    from cfmodel.grammars import cf
+
+    problems = []
+    for path in paths:
+        text = cf.blank_comments(path.read_text(encoding="utf-8"))
+        try:
+            textx_model = cf._metamodel().model_from_str(text)
+            # textX gives '' for a file without statements
+            expected = "<empty>" if textx_model == "" else _comparable(textx_model)
+        except TextXSyntaxError:
+            expected = None
+        model = cf._fast_parser()(text)
+        actual = None if model is None else "<empty>" if not model.statements else _comparable(model)
+        if actual != expected:
+            problems.append(str(path))
+    return problems
+
+
+def _comparable(value: object) -> object:
+    """A model object as nested tuples: class name, positions, attribute values."""
+    if isinstance(value, list):
+        return [_comparable(item) for item in value]
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    cls = type(value)
+    names = getattr(cls, "_tx_attrs", None) or [
+        n for n in getattr(cls, "__slots__", ()) if not n.startswith("_")
+    ]
+    return (
+        cls.__name__,
+        getattr(value, "_tx_position", None),
+        getattr(value, "_tx_position_end", None),
+        tuple((name, _comparable(getattr(value, name))) for name in names),
+    )
 
 
 # ---------------------------------------------------------------- report
@@ -279,9 +373,12 @@ def summarize(name: str, paths: list[Path], results: list[Result]) -> dict[str, 
                 "best_s": round(result.best, 6),
                 "median_s": round(result.median, 6),
                 "lines_per_s": round(lines / result.best),
+                "best_cpu_s": round(result.best_cpu, 6),
+                "cpu_lines_per_s": round(lines / result.best_cpu),
             }
             if reference.times and not reference.errors and result is not reference:
                 entry["speed_vs_inmanta"] = round(reference.best / result.best, 3)
+                entry["cpu_speed_vs_inmanta"] = round(reference.best_cpu / result.best_cpu, 3)
         if result.errors:
             entry["errors"] = result.errors
         out["parsers"][result.parser] = entry  # type: ignore[index]
@@ -291,7 +388,7 @@ def summarize(name: str, paths: list[Path], results: list[Result]) -> dict[str, 
 def print_table(summaries: list[dict[str, object]]) -> None:
     header = (
         f"{'input':<34} {'lines':>7}  {'parser':<22} {'best s':>8} {'median s':>9} "
-        f"{'lines/s':>10} {'vs inmanta':>11}"
+        f"{'lines/s':>10} {'vs inmanta':>11} {'cpu s':>8} {'cpu lines/s':>12} {'vs inmanta':>11}"
     )
     print(header)
     print("-" * len(header))
@@ -307,9 +404,14 @@ def print_table(summaries: list[dict[str, object]]) -> None:
                 continue
             ratio = entry.get("speed_vs_inmanta")
             ratio_text = f"{ratio:.2f}x" if ratio is not None else "1.00x" if "inmanta" in parser else "-"
+            cpu_ratio = entry.get("cpu_speed_vs_inmanta")
+            cpu_text = (
+                f"{cpu_ratio:.2f}x" if cpu_ratio is not None else "1.00x" if "inmanta" in parser else "-"
+            )
             print(
                 f"{left}  {parser:<22} {entry['best_s']:>8.4f} {entry['median_s']:>9.4f} "
-                f"{entry['lines_per_s']:>10,} {ratio_text:>11}"
+                f"{entry['lines_per_s']:>10,} {ratio_text:>11} {entry['best_cpu_s']:>8.4f} "
+                f"{entry['cpu_lines_per_s']:>12,} {cpu_text:>11}"
             )
         print()
     for summary in summaries:
@@ -329,6 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus-dir", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--inmanta-venv", type=Path, default=DEFAULT_VENV, help="created on demand")
     parser.add_argument("--inmanta-python", type=Path, help="an interpreter with inmanta-core to use")
+    parser.add_argument(
+        "--verify", action="store_true", help="first check that the compiled parser agrees with textX's"
+    )
     args = parser.parse_args(argv)
     lines = args.lines or (10_000 if args.quick else 50_000)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -352,25 +457,36 @@ def main(argv: list[str] | None = None) -> int:
         inputs = [(f"generated (seed {args.seed})", [generated])]
         if corpus:
             inputs.append((f"corpus ({len(CORPUS_WHEELS)} modules)", corpus))
+        if args.verify:
+            disagree = [path for _, paths in inputs for path in verify(paths)]
+            if disagree:
+                print("the compiled parser and textX disagree on:", *disagree, sep="\n  ")
+                return 1
+            print(f"verified: the compiled parser and textX agree on {sum(len(p) for _, p in inputs)} files")
         for name, paths in inputs:
-            cold, warm = run_cfmodel(paths, repeat)
-            inmanta, meta = run_inmanta(inmanta_python, paths, repeat)
-            summaries.append(summarize(name, paths, [cold, warm, inmanta]))
+            results, meta = run_input(inmanta_python, paths, repeat)
+            summaries.append(summarize(name, paths, results))
 
-    gc_note_cfmodel = "parse_str pauses the cyclic GC during each parse; cache hits unpickle with GC enabled"
+    gc_note_cfmodel = "cfmodel pauses the cyclic GC while it parses and while it unpickles a cache hit"
     gc_note_inmanta = f"GC left as inmanta has it (enabled: {meta.get('gc_enabled')}); it does not pause it"
     print(
         f"cfmodel {importlib.metadata.version('cfmodel')} (textX {importlib.metadata.version('textX')}, "
         f"Python {platform.python_version()}) vs inmanta-core {meta.get('version')} "
         f"(Python {meta.get('python')}, {inmanta_python})"
     )
-    print(f"timing: best and median of {repeat} timed pass(es) after 1 warm-up; gc.collect() before each")
+    print(
+        f"timing: {repeat} round(s) after 1 warm-up pass each; a round times one pass of every parser "
+        "in turn; gc.collect() before each pass"
+    )
     print(f"GC: cfmodel: {gc_note_cfmodel}; inmanta: {gc_note_inmanta}")
     print(
         f"one-time costs (not in the timings): cfmodel grammar load {grammar_seconds:.3f} s, "
         f"inmanta-core import + parser tables {meta.get('import_seconds', 0):.3f} s"
     )
-    print("'vs inmanta' = inmanta best time / this parser's best time (above 1 = faster than inmanta)")
+    print(
+        "'vs inmanta' = inmanta best time / this parser's best time (above 1 = faster than inmanta); "
+        "'cpu' columns: the same with process CPU time"
+    )
     print()
     print_table(summaries)
     record = {

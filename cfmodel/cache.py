@@ -10,6 +10,7 @@ Location: ``$CFMODEL_CACHE_DIR``, else ``$XDG_CACHE_HOME/cfmodel``, else
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import os
 import pickle
@@ -57,8 +58,16 @@ class ParseCache:
     def get(self, key: str) -> nodes.Module | None:
         path = self.directory / key[:2] / key
         try:
-            with path.open("rb") as stream:
-                module = pickle.load(stream)
+            data = path.read_bytes()
+            # Unpickling makes one object per node; with the cyclic collector running
+            # it would be scanned again and again (twice as slow for a large file).
+            was_enabled = gc.isenabled()
+            gc.disable()
+            try:
+                module = pickle.loads(data)
+            finally:
+                if was_enabled:
+                    gc.enable()
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
             self.misses += 1
             return None

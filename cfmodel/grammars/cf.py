@@ -108,11 +108,15 @@ def parse_str(text: str, file: str = "<string>") -> nodes.Module:
             if model is None:
                 # not valid: textX parses it again for its error (what was expected where)
                 model = _metamodel().model_from_str(blanked)
-            return _Builder(text, file).module(model)
+            module = _Builder(text, file).module(model)
         except TextXSyntaxError as error:
             raise _syntax_error(error, text, file) from None
         except RecursionError:
             raise CfSyntaxError("the file nests too deeply to parse", Span(file, 1, 1, 1, 1)) from None
+        # Free the intermediate objects while the collector is paused: it would scan
+        # them once more when it resumes.
+        del model
+    return module
 
 
 # ---------------------------------------------------------------- syntax errors
