@@ -57,9 +57,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_which(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.request import CommandClassifier, RequestOptions, run_request
+    from cfmodel.transforms.request import EncClassifier, RequestOptions, run_request
 
-    classifier = CommandClassifier(shlex.split(args.classifier)) if args.classifier else None
+    classifier = EncClassifier(command=shlex.split(args.classifier)) if args.classifier else None
     result = run_request(
         args.project, facts_from_args(args), args.environment, RequestOptions(classifier=classifier)
     )
@@ -132,7 +132,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--classifier",
         metavar="COMMAND",
-        help="an external node classifier: COMMAND <fqdn> prints YAML (environment, classes, parameters)",
+        help="an external node classifier: COMMAND <node> prints YAML (environment, classes, parameters); "
+        "default: the one project.yml configures (bindings: {enc: ...})",
     )
     p.add_argument("--export", metavar="FILE", help="write the request as a model (.xmi or .json)")
     p.set_defaults(func=cmd_which)

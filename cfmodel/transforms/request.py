@@ -12,8 +12,9 @@ The sequence, one step each (docs/environments.md):
 
 1. **facts**: copied; a fact ``environment`` is not trusted (it becomes
    ``$agent_environment`` unless ``--environment`` was given).
-2. **classifier** (optional, an ENC): ``classify(facts)`` may propose an environment,
-   classes, class parameters and variables (``Classification``).
+2. **classifier** (optional, an ENC; by default the one ``project.yml`` configures under
+   ``bindings: {enc: ...}``): ``classify(facts)`` may propose an environment, classes, class
+   parameters and variables (``Classification``).
 3. **environments file**: ``<confdir>/environments.cfenv`` is read and run
    (``cfmodel.transforms.environments``); it computes ``$environment``.
 4. **selection**: ``$environment`` must name a static, dynamic or the automatic
@@ -21,25 +22,26 @@ The sequence, one step each (docs/environments.md):
 5. **categorization**: the selected environment's ``site.bind`` (in its ``envdir``) gives
    the categories (``site { categories }``), evaluated over the facts with
    ``$environment`` set to the selected one.
-6. **injector**: the layers of that ``site.bind`` (or ``confdir:/default`` when
-   ``<bindingsdir>/default.bind`` exists; else no layers), ``confdir:`` meaning the
-   environment's ``bindingsdir``, composed for the facts.
+6. **injector**: the layers of that ``site.bind``, else the seed's defaults (``site`` =
+   ``confdir:/default`` when ``<bindingsdir>/default.bind`` exists, over ``modules`` =
+   ``module:/*::default``); the providers of the bindings engine configured for the
+   environment (its ``project.yml``, its module path), ``confdir:`` meaning its
+   ``bindingsdir`` and ``enc:`` the classifier's answer; composed for the facts.
 7. **compile target**: the environment's main file (it must exist) and module path.
 
 Guarantees: nothing is cached between calls (the file is read, the dynamic directory listed
 again each time); the file's own variables never reach the facts the compiler gets (only
 ``environment`` is added); every error of a step is raised before the next step starts.
 
-Errors: those of ``cfmodel.transforms.environments``, the bindings parser/providers/compose,
-``main-not-found`` and, from a ``CommandClassifier``, ``classifier-failed``.
+Errors: those of ``cfmodel.transforms.environments``, the bindings parser/providers/compose
+(``bad-project``, ``enc-failed`` from an ``EncClassifier``, ...) and ``main-not-found``.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -49,6 +51,7 @@ from cfmodel.cache import ParseCache
 from cfmodel.errors import CfCompileError, CfLoadError, Diagnostic, Diagnostics, Severity, Span
 from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.grammars.bindings import parse_file as parse_bindings_file
+from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.project import Project, _Loader
@@ -79,9 +82,13 @@ from cfmodel.transforms.providers import (
     SUFFIX,
     BindingsProvider,
     ConfdirProvider,
-    default_layers,
+    EncData,
+    EncProvider,
     load_layers,
+    providers_for,
+    read_settings,
 )
+from cfmodel.transforms.providers.folders import load_folder
 
 # ============================================================================================
 # The classifier interface (an ENC)
@@ -94,14 +101,21 @@ class Classification:
 
     ``environment`` is a proposal: the environments file sees it as ``$environment`` and may
     change it. ``variables`` (the ENC's "parameters") and ``classes`` are visible to the file
-    as ``$name`` and ``$classes``; ``parameters`` are class parameters. All of it is kept on
-    the ``RequestResult`` for an ``enc:`` bindings provider (``RequestOptions.provider_factory``).
+    as ``$name`` and ``$classes``; ``parameters`` are class parameters. The request hands it
+    all to the ``enc:`` bindings provider, so an ENC runs once per request.
     """
 
     environment: str | None = None
     classes: tuple[str, ...] = ()
     parameters: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
     variables: Mapping[str, Value] = field(default_factory=dict)
+    answer: EncData | None = field(default=None, compare=False)  # the ENC's answer, with positions
+
+    def enc_data(self, source: str) -> EncData:
+        """The answer as the ``enc:`` provider's data."""
+        if self.answer is not None:
+            return self.answer
+        return EncData(self.classes, self.parameters, self.variables, self.environment, source)
 
 
 class Classifier(Protocol):
@@ -131,74 +145,41 @@ class StaticClassifier:
 
 
 @dataclass(frozen=True, slots=True)
-class CommandClassifier:
-    """A Puppet-style external node classifier: ``command <node>`` prints YAML on stdout.
+class EncClassifier:
+    """A Puppet-style external node classifier: a command run with the node's name (the fact
+    ``clientcert``, ``certname`` or ``fqdn``) printing YAML, or a YAML/JSON file; read by the
+    bindings engine's ``EncProvider`` (errors: ``enc-failed``). The YAML may hold
+    ``environment``, ``classes`` (a list, or a mapping of class to parameters) and
+    ``parameters`` (variables)."""
 
-    The YAML may hold ``environment``, ``classes`` (a list of names, or a mapping of name to
-    its parameters) and ``parameters`` (variables). Exit code 0 is required.
-    """
-
-    command: Sequence[str]
-    node_fact: str = "fqdn"
-    timeout: float = 30.0
+    command: Sequence[str] = ()
+    file: Path | None = None
 
     @property
     def name(self) -> str:
-        return " ".join(self.command)
+        return " ".join(self.command) if self.command else str(self.file)
 
     def classify(self, facts: Mapping[str, Value]) -> Classification | None:
-        node = facts.get(self.node_fact)
-        if not isinstance(node, str) or not node:
-            raise CfLoadError(
-                f"the classifier needs the fact '{self.node_fact}' (the node's name)",
-                None,
-                "classifier-failed",
-            )
-        try:
-            done = subprocess.run(
-                [*self.command, node], capture_output=True, text=True, timeout=self.timeout, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired) as err:
-            raise CfLoadError(
-                f"the classifier '{self.name}' could not run: {err}", None, "classifier-failed"
-            ) from None
-        if done.returncode != 0:
-            detail = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
-            raise CfLoadError(f"the classifier '{self.name}' failed: {detail[0]}", None, "classifier-failed")
-        return classification_from_data(self.name, done.stdout)
+        if self.file is not None:
+            provider = EncProvider.from_file(self.file)
+        else:
+            provider = EncProvider.from_command(self.command, facts)
+        answer = provider.answer()
+        return Classification(answer.environment, answer.classes, answer.parameters, answer.variables, answer)
 
 
-def classification_from_data(label: str, text: str) -> Classification | None:
-    """Read an ENC's YAML answer (``environment``, ``classes``, ``parameters``)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise CfLoadError(
-            f"the classifier '{label}' printed invalid YAML: {err}", None, "classifier-failed"
-        ) from None
-    if data is None:
-        return None
-    if not isinstance(data, dict):
-        raise CfLoadError(f"the classifier '{label}' must print a mapping", None, "classifier-failed")
-    classes = data.get("classes") or []
-    parameters: dict[str, Mapping[str, Value]] = {}
-    if isinstance(classes, dict):
-        parameters = {str(k): dict(v or {}) for k, v in classes.items()}
-        classes = list(classes)
-    environment = data.get("environment")
-    variables = data.get("parameters") or {}
-    if not isinstance(classes, list) or not isinstance(variables, dict):
-        raise CfLoadError(
-            f"the classifier '{label}' printed classes or parameters of the wrong shape",
-            None,
-            "classifier-failed",
-        )
-    return Classification(
-        environment=str(environment) if environment is not None else None,
-        classes=tuple(str(c) for c in classes),
-        parameters=parameters,
-        variables={str(k): v for k, v in variables.items()},
-    )
+def project_classifier(confdir: str | Path) -> Classifier | None:
+    """The ENC configured in the project's ``project.yml`` (``bindings: {enc: ...}``), if any.
+
+    Raises:
+        CfLoadError: ``bad-project``.
+    """
+    settings = read_settings(confdir)
+    if settings.enc_file is not None:
+        return EncClassifier(file=settings.enc_file)
+    if settings.enc_command:
+        return EncClassifier(command=settings.enc_command)
+    return None
 
 
 # ============================================================================================
@@ -211,7 +192,11 @@ ClassifiedProviders = Callable[[Classification | None], Mapping[str, BindingsPro
 
 @dataclass(frozen=True, slots=True)
 class RequestOptions:
+    """``classifier``: default, the ENC of the project's ``project.yml`` (``bindings.enc``);
+    ``use_project_classifier=False`` runs none unless one is given."""
+
     classifier: Classifier | None = None
+    use_project_classifier: bool = True
     providers: Mapping[str, BindingsProvider] = field(default_factory=dict)
     provider_factory: ClassifiedProviders | None = None
     compose: ComposeOptions | None = None
@@ -362,9 +347,12 @@ def run_request(
     steps.append(Step("agent environment", _agent_text(agent_environment, agent_source)))
 
     classification: Classification | None = None
-    classifier_name = opts.classifier.name if opts.classifier is not None else None
-    if opts.classifier is not None:
-        classification = opts.classifier.classify({k: v for k, v in given.items() if k != "environment"})
+    classifier = opts.classifier
+    if classifier is None and opts.use_project_classifier:
+        classifier = project_classifier(confdir)
+    classifier_name = classifier.name if classifier is not None else None
+    if classifier is not None:
+        classification = classifier.classify({k: v for k, v in given.items() if k != "environment"})
     steps.append(Step("classifier", _classifier_text(classifier_name, classification)))
     proposal = None
     if classification is not None:
@@ -395,15 +383,20 @@ def run_request(
     diags.raise_if_errors()
     steps.append(Step("categories", _categories_text(categories, env)))
 
-    providers: dict[str, BindingsProvider] = {"confdir": bindings_dir_provider(env.bindings_dir)}
+    settings = replace(read_settings(env.envdir), module_path=env.module_path)
+    diags = Diagnostics()
+    providers = providers_for(settings, compile_facts, diags=diags)
+    diags.raise_if_errors()
+    providers["confdir"] = bindings_dir_provider(env.bindings_dir)
+    if classification is not None:
+        providers["enc"] = EncProvider(classification.enc_data(f"<classifier {classifier_name}>"))
     providers.update(opts.providers)
     if opts.provider_factory is not None:
         providers.update(opts.provider_factory(classification))
-    layers = [layer for site in sites for layer in site.layers]
-    if not layers and (env.bindings_dir / f"default{SUFFIX}").is_file():
-        layers = default_layers()
+    layers = [layer for site in sites for layer in site.layers] or default_layers_of(env)
     loaded = load_layers(layers, providers, spans)
-    injector = compose(loaded.layers, compile_facts, loaded.spans, sites, opts.compose)
+    compose_options = opts.compose or ComposeOptions(nesting=settings.nesting)
+    injector = compose(loaded.layers, compile_facts, loaded.spans, sites, compose_options)
     steps.append(Step("injector", _layers_text(layers)))
 
     if not env.main.is_file():
@@ -449,12 +442,19 @@ def _site(env: Environment) -> tuple[list[ModelObject], SpanTable]:
     return list(parsed.sites), spans
 
 
-def bindings_dir_provider(folder: Path) -> BindingsProvider:
-    """``confdir:`` over an environment's ``bindingsdir``.
+def default_layers_of(env: Environment) -> list[ModelObject]:
+    """The seed's default layers for an environment without declared ones: ``site``
+    (``confdir:/default``, when ``<bindingsdir>/default.bind`` exists) over ``modules``
+    (``module:/*::default`` on the environment's module path)."""
+    layers = []
+    if (env.bindings_dir / f"default{SUFFIX}").is_file():
+        layers.append(bm.Layer(name="site", include=["confdir:/default"]))
+    layers.append(bm.Layer(name="modules", include=["module:/*::default"]))
+    return layers
 
-    ``ConfdirProvider(root)`` reads ``<root>/bindings``: it serves the usual case. A
-    ``bindingsdir`` named otherwise gets ``_BindingsFolder``, the same rules over that folder.
-    """
+
+def bindings_dir_provider(folder: Path) -> BindingsProvider:
+    """``confdir:`` over an environment's ``bindingsdir`` (any name, not only ``bindings``)."""
     if folder.name == BINDINGS_DIR:
         return ConfdirProvider(folder.parent)
     return _BindingsFolder(folder)
@@ -468,29 +468,7 @@ class _BindingsFolder:
     scheme: str = "confdir"
 
     def load(self, path: str, span: Span | None, diags: Diagnostics) -> list[ParsedBindings]:
-        pattern = path.strip("/").replace("::", "/")
-        glob = pattern[:-2] + "**/*" + SUFFIX if pattern.endswith("**") else pattern + SUFFIX
-        files = sorted(self.folder.glob(glob)) if self.folder.is_dir() else []
-        if not files and "*" not in pattern:
-            message = (
-                f'no bindings "{pattern.replace("/", "::")}" (looked for {self.folder / pattern}{SUFFIX})'
-            )
-            diags.error(span, message, "bindings-not-found")
-        loaded = []
-        for file in files:
-            parsed = parse_bindings_file(file)
-            expected = "::".join(file.relative_to(self.folder).with_suffix("").parts)
-            names = [str(n.name) for n in parsed.named_bindings]
-            if names == [expected]:
-                loaded.append(parsed)
-                continue
-            where = parsed.spans.get(parsed.named_bindings[0]) if names else Span(parsed.file, 1, 1, 1, 1)
-            found = ", ".join(names) or "nothing"
-            message = (
-                f'{file.relative_to(self.folder)} must hold exactly "bindings {expected}" (found: {found})'
-            )
-            diags.error(where, message, "bindings-name-mismatch")
-        return loaded
+        return load_folder(self.folder, path.strip("/").replace("::", "/"), "", span, diags)
 
 
 # ============================================================================================
@@ -578,8 +556,6 @@ def _category_text(category: Category) -> str:
 
 
 def _layers_text(layers: Sequence[ModelObject]) -> str:
-    if not layers:
-        return "no bindings (no layers declared and no default bindings)"
     return "layers " + ", ".join(f"{layer.name} [{', '.join(layer.include)}]" for layer in layers)
 
 
@@ -629,16 +605,17 @@ def _project_name(target: CompileTarget) -> str:
 __all__ = [
     "Classification",
     "Classifier",
-    "CommandClassifier",
     "CompileTarget",
+    "EncClassifier",
     "EnvironmentKind",
     "RequestOptions",
     "RequestResult",
     "StaticClassifier",
     "Step",
     "catalog_model",
-    "classification_from_data",
+    "default_layers_of",
     "load_target",
     "model_ids",
+    "project_classifier",
     "run_request",
 ]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from cfmodel.transforms.request import CommandClassifier, RequestOptions
+from cfmodel.transforms.request import EncClassifier, RequestOptions
 
 from .conftest import Project
 
@@ -242,7 +242,7 @@ def test_unknown_environment_from_the_classifier(project: Project, tmp_path: obj
     enc = project.root / "enc.sh"
     enc.write_text("#!/bin/sh\necho 'environment: qa'\n", encoding="utf-8")
     enc.chmod(0o755)
-    options = RequestOptions(classifier=CommandClassifier([str(enc)]))
+    options = RequestOptions(classifier=EncClassifier([str(enc)]))
     run: Callable[[], object] = lambda: project.run({"fqdn": "web1"}, options=options)  # noqa: E731
     assert project.errors(run) == (
         "error: unknown environment 'qa' (proposed by the classifier '{dir}/enc.sh'; "
@@ -259,14 +259,15 @@ def test_classifier_failures(project: Project) -> None:
     enc = project.root / "enc.sh"
     enc.write_text("#!/bin/sh\necho 'no such node' >&2\nexit 1\n", encoding="utf-8")
     enc.chmod(0o755)
-    options = RequestOptions(classifier=CommandClassifier([str(enc)]))
+    options = RequestOptions(classifier=EncClassifier([str(enc)]))
     assert project.errors(lambda: project.run({"fqdn": "web1"}, options=options)) == (
-        "error: the classifier '{dir}/enc.sh' failed: no such node  [classifier-failed]"
+        "error: the classifier '{dir}/enc.sh' failed: no such node  [enc-failed]"
     )
     assert project.errors(lambda: project.run({}, options=options)) == (
-        "error: the classifier needs the fact 'fqdn' (the node's name)  [classifier-failed]"
+        "error: the classifier '{dir}/enc.sh' needs the node's name: give a fact clientcert, certname, fqdn  "
+        "[enc-failed]"
     )
     enc.write_text("#!/bin/sh\necho '[a, b]'\n", encoding="utf-8")
     assert project.errors(lambda: project.run({"fqdn": "web1"}, options=options)) == (
-        "error: the classifier '{dir}/enc.sh' must print a mapping  [classifier-failed]"
+        "<enc: {dir}/enc.sh web1>:1:1: error: the classifier's answer must be a mapping  [enc-failed]"
     )

@@ -101,7 +101,7 @@ def test_env_which_production_details(capsys: pytest.CaptureFixture[str]) -> Non
         f"6. selected: 'production', static (declared here); envdir {E}/production  [{E}/environments.cfenv:9:3]",
         "7. categories: node = 'web1.example.com', environment = 'production', datacenter = 'ams', common "
         f"(from {E}/production/site.bind)",
-        "8. injector: layers site [confdir:/default]",
+        "8. injector: layers site [confdir:/default], modules [module:/*::default]",
     ]
     result = run_request(EXAMPLE, {"fqdn": "web1.example.com", "datacenter": "ams"})
     assert result.injector.lookup("web::workers") == 16

@@ -3,6 +3,7 @@ injector -> compile target; its explanation, its model and the project it loads.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -13,12 +14,12 @@ from cfmodel.serializers import JsonOptions, XmiOptions, canonical, read, write
 from cfmodel.transforms.providers import BindingsProvider
 from cfmodel.transforms.request import (
     Classification,
-    CommandClassifier,
+    EncClassifier,
     RequestOptions,
     StaticClassifier,
-    classification_from_data,
     load_target,
     model_ids,
+    project_classifier,
 )
 
 from .conftest import Project
@@ -56,7 +57,7 @@ def test_the_chain_step_by_step(project: Project) -> None:
         "5. $environment: set by the file to 'production'  [{dir}/environments.cfenv:6:60]",
         "6. selected: 'production', static (declared here); envdir {dir}/prod  [{dir}/environments.cfenv:3:3]",
         "7. categories: node = 'web1', environment = 'production', rack = 'r1', common (from {dir}/prod/site.bind)",
-        "8. injector: layers site [confdir:/default]",
+        "8. injector: layers site [confdir:/default], modules [module:/*::default]",
         "9. compile: {dir}/prod/main.cf with modulepath {dir}/prod/libs, {dir}/shared",
     ]
     assert result.injector.lookup("workers") == 8
@@ -81,7 +82,7 @@ def test_categories_and_injector_follow_the_environment(project: Project) -> Non
 
 def test_no_bindings_no_layers(project: Project) -> None:
     result = project.run()
-    assert result.steps[7].message == "no bindings (no layers declared and no default bindings)"
+    assert result.steps[7].message == "layers modules [module:/*::default]"
     assert result.injector.lookup("anything", default=None) is None
 
 
@@ -150,21 +151,64 @@ def test_classifier_data_reaches_providers(project: Project) -> None:
     assert result.steps[2].message == "'enc' proposes environment undef; classes ntp, apache"
 
 
-def test_command_classifier_reads_an_enc_answer(project: Project) -> None:
+def test_enc_classifier_reads_an_enc_answer(project: Project) -> None:
     script = project.root / "enc.py"
     script.write_text(
         "import sys\nprint('environment: staging\\nclasses:\\n  ntp: {servers: [a]}\\n  apache:\\n"
         "parameters:\\n  tier: ' + sys.argv[1])\n",
         encoding="utf-8",
     )
-    import sys
-
-    classifier = CommandClassifier([sys.executable, str(script)])
+    classifier = EncClassifier([sys.executable, str(script)])
+    assert classifier.name == f"{sys.executable} {script}"
     assert classifier.classify({"fqdn": "web1"}) == Classification(
-        "staging", ("ntp", "apache"), {"ntp": {"servers": ["a"]}, "apache": {}}, {"tier": "web1"}
+        "staging", ("ntp", "apache"), {"ntp": {"servers": ["a"]}}, {"tier": "web1"}
     )
-    assert classification_from_data("x", "") is None
-    assert classification_from_data("x", "classes: [a]").classes == ("a",)  # type: ignore[union-attr]
+    answer = project.root / "node.yaml"
+    answer.write_text("environment: qa\nclasses: [base]\n", encoding="utf-8")
+    assert EncClassifier(file=answer).classify({}) == Classification("qa", ("base",))
+
+
+def test_the_project_configures_the_classifier_and_it_runs_once(project: Project) -> None:
+    """An ENC named in project.yml (``bindings: {enc: ...}``) is the request's classifier; its
+    answer feeds both the environments file and the ``enc:`` layer (it runs once)."""
+    runs = project.root / "runs.log"
+    script = project.root / "enc.py"
+    script.write_text(
+        f"open({str(runs)!r}, 'a').write('x')\nprint('environment: staging\\nclasses: [ntp]')\n",
+        encoding="utf-8",
+    )
+    project.env_dir("s").write(
+        {
+            "project.yml": f"bindings:\n  enc: {{command: {sys.executable} {script}}}\n",
+            "s/site.bind": "site { bindings => [ layer { 'enc': include => 'enc:' } ] }",
+        }
+    )
+    project.envs("site { environment { 'staging': envdir => 's' } }\n")
+    classifier = project_classifier(project.root)
+    assert isinstance(classifier, EncClassifier) and classifier.command == (sys.executable, str(script))
+    result = project.run({"fqdn": "web1"})
+    assert (result.environment.name, result.origin.kind.value) == ("staging", "classifier")
+    assert result.injector.classes() == ["ntp"]
+    assert runs.read_text(encoding="utf-8") == "x"
+    assert project.run(
+        {"fqdn": "web1"}, options=RequestOptions(use_project_classifier=False)
+    ).environment.name == ("production")
+
+
+def test_module_bindings_of_the_environment(project: Project) -> None:
+    """Without declared layers an environment gets the seed's two: its bindingsdir's default
+    over every module's ``bindings/default.bind`` on its own module path."""
+    project.env_dir("s").write(
+        {
+            "s/libs/web/module.yaml": "name: web\n",
+            "s/libs/web/model/_init.cf": "x = 1\n",
+            "s/libs/web/bindings/default.bind": 'bindings web::default { bind "port" to 80\n bind "tls" to false }',
+            "s/bindings/default.bind": 'bindings default { bind "tls" to true }',
+        }
+    )
+    project.envs("site { environment { 'staging': envdir => 's' } }\n$environment = 'staging'\n")
+    injector = project.run().injector
+    assert (injector.lookup("port"), injector.lookup("tls")) == (80, True)
 
 
 def test_the_request_as_a_model(project: Project, tmp_path: Path) -> None:
