@@ -93,7 +93,7 @@ class Hierarchy:
     facts: Mapping[str, Value]
     levels: list[list[Source]] = field(default_factory=list)
     _options: dict[Any, Value] | None = None
-    _looking: set[Any] = field(default_factory=set)
+    _looking: list[Any] = field(default_factory=list)
 
     @classmethod
     def read(cls, config: Path, facts: Mapping[str, Value]) -> Hierarchy:
@@ -266,14 +266,9 @@ class Hierarchy:
 
     def _nested_lookup(self, name: str, span: Span) -> Found | None:
         if name in self._looking:
-            raise HieraError(
-                f"the lookup of {name!r} needs itself (endless interpolation)", "hiera-interpolation", span
-            )
-        self._looking.add(name)
-        try:
-            return self.lookup(name)
-        finally:
-            self._looking.discard(name)
+            chain = " -> ".join(repr(k) for k in [*self._looking[self._looking.index(name) :], name])
+            raise HieraError(f"endless interpolation: {chain}", "hiera-interpolation", span)
+        return self.lookup(name)
 
     # --- lookups ----------------------------------------------------------------------------------
     def all_keys(self) -> list[Any]:
@@ -323,7 +318,13 @@ class Hierarchy:
         Raises:
             HieraError, MergeError: interpolation or merge problems.
         """
-        merge = merge or self.merge_of(key)
+        self._looking.append(key)
+        try:
+            return self._lookup(key, merge or self.merge_of(key))
+        finally:
+            self._looking.pop()
+
+    def _lookup(self, key: Any, merge: Merge) -> Found | None:
         values: list[Value] = []
         sources: list[Source] = []
         for level in self.levels:

@@ -1,0 +1,175 @@
+"""``hiera:``: Hiera 5 data as bindings, checked against what ``puppet lookup`` answered."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cfmodel.cli import main
+from cfmodel.commands.bindings import render_value
+from cfmodel.errors import CfModelError
+from cfmodel.transforms.providers import create_injector, parse_merge
+from cfmodel.transforms.providers.hiera import lookup
+
+from .hiera_cases import CASES, HIERA, merge_spec
+
+FACTS = yaml.safe_load((HIERA / "facts.yaml").read_text(encoding="utf-8"))
+SITE = """site {
+  bindings => [
+    layer { 'site': include => 'confdir:/default' },
+    layer { 'hiera': include => 'hiera:' },
+  ]
+}
+"""
+
+
+def expected_output(json_text: str) -> str:
+    """What ``cfmodel bindings inject`` prints for a value ``puppet lookup`` rendered as JSON."""
+    value = json.loads(json_text)
+    return json_text if isinstance(value, list | dict) else render_value(value)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hiera-project")
+    shutil.copytree(HIERA, root, dirs_exist_ok=True)
+    (root / "site.bind").write_text(SITE, encoding="utf-8")
+    (root / "bindings").mkdir()
+    (root / "bindings" / "default.bind").write_text(
+        "bindings default {\n  bind 'extra_b' to 'from the site layer'\n}\n", encoding="utf-8"
+    )
+    return root
+
+
+@pytest.mark.parametrize(("spec", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_lookup_answers_as_puppet_lookup(spec: str, expected: str) -> None:
+    key, *args = spec.split()
+    spec_merge = merge_spec(args)
+    found = lookup(HIERA / "hiera.yaml", FACTS, key, parse_merge(spec_merge) if spec_merge else None)
+    assert found is not None
+    assert json.dumps(found.value, separators=(",", ":"), ensure_ascii=False) == expected
+
+
+@pytest.mark.parametrize(("spec", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_cli_inject_answers_as_puppet_lookup(
+    spec: str, expected: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key, *args = spec.split()
+    if key == "extra_b":
+        expected = '"from the site layer"'  # the site layer is above the hiera layer
+    code = main(["bindings", "inject", key, str(project), "--facts", str(project / "facts.yaml"), *args])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert out == expected_output(expected) + "\n"
+
+
+def test_explain_lists_the_data_files_and_the_merge(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bindings", "explain", "limits", str(project), "--facts", str(project / "facts.yaml")]) == 0
+    out = capsys.readouterr().out.replace(str(project), "{dir}")
+    assert out == (
+        "Data \"limits\" = {'cpu' => '', 'memory' => '2g', 'disk' => '10g'}\n"
+        "  layers consulted: site, hiera\n"
+        "  categories consulted: node=kermit.example.com, environment=production, common=true\n"
+        "  winner: {dir}/data/nodes/kermit.example.com.yaml:7:1 bind {'cpu' => '', 'memory' => '2g', "
+        "'disk' => '10g'} (bindings hiera, layer \"hiera\", category common)\n"
+        "    from hiera merge deep (knockout_prefix '--')\n"
+        '    from {dir}/data/nodes/kermit.example.com.yaml:7:1 (level "Per-node data")\n'
+        '    from {dir}/data/os/Debian.yaml:6:1 (level "Per-OS data")\n'
+        '    from {dir}/data/common.yaml:8:1 (level "Common data")\n'
+    )
+
+
+def test_keys_come_from_every_level_and_lookup_options_is_not_a_key(project: Path) -> None:
+    injector = create_injector(project, FACTS)
+    assert injector.lookup("extra_a") == 1
+    assert injector.lookup("greeting").startswith("node kermit.example.com")
+    assert "lookup_options" not in injector
+
+
+def test_a_request_with_other_facts_reads_other_files(project: Path) -> None:
+    facts = {**FACTS, "fqdn": "piggy.example.com", "role": "db", "services": []}
+    injector = create_injector(project, facts)
+    assert injector.lookup("message") == "from common"
+    assert injector.lookup("settings") == {
+        "port": 80,
+        "tuning": {"workers": 2, "backlog": 128},
+        "log": "info",
+        "os_release": 12,
+    }
+
+
+def _failure(root: Path, files: dict[str, str], facts: dict[str, object] | None = None) -> str:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "site.bind").write_text("site { bindings => [ layer { 'hiera': include => 'hiera:' } ] }")
+    with pytest.raises(CfModelError) as caught:
+        create_injector(root, facts or {"fqdn": "kermit"})
+    return "\n".join(d.render() for d in caught.value.diagnostics()).replace(str(root), "{dir}")
+
+
+HIERA_ERRORS = {
+    "no-config": (
+        {},
+        "{dir}/site.bind:1:22: error: cannot read {dir}/hiera.yaml: No such file or directory  [hiera-config]",
+    ),
+    "version": (
+        {"hiera.yaml": "version: 3\n:backends: [yaml]\n"},
+        "{dir}/hiera.yaml:1:1: error: hiera.yaml must be a Hiera 5 configuration (version: 5)  [hiera-config]",
+    ),
+    "backend": (
+        {
+            "hiera.yaml": "version: 5\nhierarchy:\n  - name: secrets\n    lookup_key: eyaml_lookup_key\n    path: s.eyaml\n"
+        },
+        '{dir}/hiera.yaml:3:5: error: level "secrets": lookup_key is not supported here (only yaml_data, json_data data)  [hiera-unsupported]',
+    ),
+    "no-path": (
+        {"hiera.yaml": "version: 5\nhierarchy:\n  - name: nowhere\n"},
+        '{dir}/hiera.yaml:3:5: error: level "nowhere" needs exactly one of path, paths, glob, globs, mapped_paths  [hiera-config]',
+    ),
+    "data-not-a-mapping": (
+        {"hiera.yaml": "version: 5\n", "data/common.yaml": "- a\n- b\n"},
+        "{dir}/data/common.yaml:1:1: error: {dir}/data/common.yaml must hold a mapping of keys to values  [hiera-data]",
+    ),
+    "unknown-function": (
+        {"hiera.yaml": "version: 5\n", "data/common.yaml": "a: 1\nb: \"%{shout('a')}\"\n"},
+        "{dir}/data/common.yaml:2:1: error: unknown interpolation function shout() in \"%{shout('a')}\"  [hiera-interpolation]",
+    ),
+    "endless": (
+        {"hiera.yaml": "version: 5\n", "data/common.yaml": "a: \"%{lookup('b')}\"\nb: \"%{lookup('a')}\"\n"},
+        "\n".join(
+            [
+                "{dir}/data/common.yaml:1:1: error: endless interpolation: 'b' -> 'a' -> 'b'  [hiera-interpolation]",
+                "{dir}/data/common.yaml:2:1: error: endless interpolation: 'a' -> 'b' -> 'a'  [hiera-interpolation]",
+            ]
+        ),
+    ),
+    "unique-of-hashes": (
+        {
+            "hiera.yaml": "version: 5\nhierarchy:\n  - {name: n, path: n.yaml}\n  - {name: c, path: c.yaml}\n",
+            "data/n.yaml": "h: {a: 1}\nlookup_options: {h: {merge: unique}}\n",
+            "data/c.yaml": "h: {b: 2}\n",
+        },
+        "{dir}/data/n.yaml:1:1: error: cannot merge the values of 'h': a unique merge cannot merge hashes (the second value is {'b' => 2})  [hiera-merge]",
+    ),
+    "bad-merge-option": (
+        {
+            "hiera.yaml": "version: 5\n",
+            "data/common.yaml": "h: {a: 1}\nlookup_options: {h: {merge: {strategy: hash, knockout_prefix: '--'}}}\n",
+        },
+        "{dir}/data/common.yaml:1:1: error: cannot merge the values of 'h': the merge strategy 'hash' has no option 'knockout_prefix'  [hiera-merge]",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HIERA_ERRORS))
+def test_hiera_errors_in_full(name: str, tmp_path: Path) -> None:
+    files, expected = HIERA_ERRORS[name]
+    assert _failure(tmp_path, files) == expected

@@ -1,0 +1,82 @@
+"""Peer check of ``hiera:``: ``cfmodel bindings inject`` answers as the real ``puppet lookup``.
+
+Debian's ``puppet`` package (7.23, in scripts/system-packages.txt) carries Hiera 5. Both tools
+read the same ``hiera.yaml``, data and facts (``data/hiera``); the lookups cover the first,
+unique, hash and deep merges, knockout prefixes, ``lookup_options``, JSON data, mapped paths,
+globs and interpolation. ``puppet lookup`` runs offline: no server, its own confdir, vardir and
+codedir in a temporary folder. Without puppet the tests skip locally and fail in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from cfmodel.cli import main
+from tests.conftest import skip_or_fail
+
+from .hiera_cases import CASES, HIERA
+from .test_hiera import expected_output
+
+pytestmark = pytest.mark.slow
+
+
+def puppet_lookup(work: Path, key: str, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``puppet lookup`` on ``data/hiera``, isolated from the machine's Puppet settings."""
+    dirs = [f"--{name}dir={work / name}" for name in ("conf", "var", "code", "log", "run")]
+    command = ["puppet", "lookup", *dirs, "--hiera_config", str(HIERA / "hiera.yaml")]
+    command += ["--facts", str(HIERA / "facts.yaml"), "--render-as", "json", key, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.fixture(scope="module")
+def puppet_answers(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str]:
+    """Every case's ``puppet lookup`` output, run two at a time (each run takes seconds)."""
+    if shutil.which("puppet") is None:
+        skip_or_fail("puppet is not installed (apt-get install puppet; see scripts/system-packages.txt)")
+    work = tmp_path_factory.mktemp("puppet")
+
+    def run(spec: str) -> tuple[str, str]:
+        key, *args = spec.split()
+        done = puppet_lookup(work, key, args)
+        if done.returncode != 0:
+            return spec, f"<puppet lookup failed ({done.returncode}): {done.stderr.strip()[-500:]}>"
+        return spec, done.stdout.strip()
+
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(run, [spec for spec, _ in CASES]))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``data/hiera`` as a project whose only layer is ``hiera:``."""
+    root = tmp_path_factory.mktemp("peer-project")
+    shutil.copytree(HIERA, root, dirs_exist_ok=True)
+    (root / "site.bind").write_text("site { bindings => [ layer { 'hiera': include => 'hiera:' } ] }\n")
+    return root
+
+
+@pytest.mark.parametrize("spec", [spec for spec, _ in CASES])
+def test_inject_equals_puppet_lookup(
+    spec: str, puppet_answers: Mapping[str, str], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key, *args = spec.split()
+    answer = puppet_answers[spec]
+    assert not answer.startswith("<puppet lookup failed"), answer
+    code = main(["bindings", "inject", key, str(project), "--facts", str(project / "facts.yaml"), *args])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert out == expected_output(answer) + "\n"
+
+
+def test_recorded_answers_are_puppets(puppet_answers: Mapping[str, str]) -> None:
+    """The answers ``test_hiera.py`` checks without Puppet are what Puppet says (key order too)."""
+    for spec, recorded in CASES:
+        assert json.loads(puppet_answers[spec]) == json.loads(recorded), spec
+        assert puppet_answers[spec] == recorded, spec
