@@ -1,0 +1,266 @@
+"""Compile speed and memory: cfmodel against inmanta-core 14, side by side.
+
+A generated project with N hosts (seeded by N only, deterministic): entities with single
+and multiple inheritance and defaults; typedefs with a condition and a regex;
+``Host.files [0:] -- File.host [1]`` with 5 files per host made in an implementation's
+``for`` loop with interpolated strings; a conditional ``implement … when`` (a service
+for half the hosts); indexes ``Host(name)``, ``File(host, path)``, ``Service(host,
+name)``, ``Cluster(name)``; top-level index queries (every host's cluster, a backup of
+every tenth host); 6.6 instances per host.
+
+Each compile runs in a fresh process; CPU seconds (user + system) and peak RSS come
+from ``wait4`` on that process. cfmodel: ``compile_project`` then the PyEcore instance
+model (``CompileResult.model``), parse cache off; the child also reports its own stage
+times. inmanta-core: ``inmanta compile --no-cache`` in its own venv (see
+``tests/compat/inmanta.py``; created on first use). Startup: the same for a project
+with an empty ``main.cf`` (cfmodel through its CLI, ``cfmodel compile``).
+
+Usage: .venv/bin/python benchmarks/compile.py [--sizes 1000,5000,10000] [--no-inmanta]
+       [--keep DIR]
+Output: a table, then one JSON line (``"benchmark": "compile"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.compat.inmanta import inmanta_python  # noqa: E402 - after the path fix
+
+HEADER = '''"""A generated project for benchmarks/compile.py."""
+typedef hostname as string matching /^[a-z0-9-]+$/
+typedef tcp_port as int matching self > 0 and self < 65536
+
+entity Base:
+    string owner = "ops"
+end
+
+entity Monitored:
+    bool monitored = true
+    int interval = 60
+end
+
+entity Host extends Base, Monitored:
+    hostname name
+    string os = "linux"
+    int cpus = 2
+    tcp_port ssh_port = 22
+end
+index Host(name)
+
+entity File extends Base:
+    string path
+    string content
+    int mode = 644
+end
+index File(host, path)
+Host.files [0:] -- File.host [1]
+
+entity Service extends Base, Monitored:
+    string name
+    tcp_port port
+end
+index Service(host, name)
+Host.services [0:] -- Service.host [1]
+
+entity Backup:
+    string target
+end
+Backup.host [1] -- Host.backups [0:]
+
+entity Cluster:
+    string name
+end
+index Cluster(name)
+Cluster.hosts [0:] -- Host.cluster [1]
+
+implementation hostFiles for Host:
+    for i in std::sequence(5):
+        File(host=self, path="/etc/app/{{name}}/conf{{i}}",
+             content="host={{name}} os={{os}} cpus={{cpus}} file={{i}}")
+    end
+end
+
+implementation webService for Host:
+    Service(host=self, name="http", port=80)
+end
+
+implement Host using hostFiles
+implement Host using webService when cpus > 2
+implement File using std::none
+implement Service using std::none
+implement Backup using std::none
+implement Cluster using std::none
+'''
+
+
+def generate(hosts: int) -> str:
+    """The main.cf of a project with *hosts* hosts (≈6.6 instances per host)."""
+    out = [HEADER]
+    for cluster in range((hosts + 99) // 100):
+        out.append(f'Cluster(name="c{cluster}")')
+    for i in range(hosts):
+        out.append(f'h{i} = Host(name="host{i}", cpus={i % 4 + 1}, cluster=Cluster[name="c{i // 100}"])')
+    for i in range(0, hosts, 10):
+        out.append(f'Backup(host=Host[name="host{i}"], target="/backup/{i}")')
+    return "\n".join(out) + "\n"
+
+
+def write_project(root: Path, hosts: int | None) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "project.yml").write_text("name: bench\n", encoding="utf-8")
+    (root / "main.cf").write_text(generate(hosts) if hosts else "", encoding="utf-8")
+    return root
+
+
+# Runs in a fresh cfmodel process: argv = [project]; prints one JSON object.
+CFMODEL_RUNNER = r"""
+import json, sys, time
+t0 = time.process_time()
+from cfmodel.project import load_project
+from cfmodel.transforms.refine import compile_project
+t1 = time.process_time()
+project = load_project(sys.argv[1])
+t2 = time.process_time()
+result = compile_project(project)
+t3 = time.process_time()
+model = result.model
+t4 = time.process_time()
+print(json.dumps({"import": t1 - t0, "load": t2 - t1, "compile": t3 - t2, "model": t4 - t3,
+                  "instances": sum(result.counts().values()), "objects": len(model)}))
+"""
+
+
+def measure(command: list[str], cwd: Path) -> dict[str, Any]:
+    """Run *command*; its CPU seconds, peak RSS (MB), wall time, exit status and stdout."""
+    started = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    return {
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+        "wall": wall,
+        "status": process.returncode,
+        "stdout": stdout,
+        "stderr": stderr[-2000:],
+    }
+
+
+def run_cfmodel(project: Path) -> dict[str, Any]:
+    result = measure([sys.executable, "-c", CFMODEL_RUNNER, str(project)], REPO)
+    if result["status"] == 0:
+        result["stages"] = json.loads(result["stdout"].strip().splitlines()[-1])
+    return result
+
+
+def run_cfmodel_cli(project: Path) -> dict[str, Any]:
+    return measure([sys.executable, "-m", "cfmodel", "compile", str(project), "--no-cache"], REPO)
+
+
+def run_inmanta(python: Path, project: Path) -> dict[str, Any]:
+    inmanta = python.parent / "inmanta"
+    return measure([str(inmanta), "compile", "--no-cache"], project)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,5000,10000", help="numbers of hosts (comma separated)")
+    parser.add_argument("--no-inmanta", action="store_true", help="only cfmodel")
+    parser.add_argument("--keep", metavar="DIR", help="write the generated projects here and keep them")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    python = None if args.no_inmanta else inmanta_python(create=True)
+    if python is None and not args.no_inmanta:
+        print("inmanta-core could not be installed; measuring cfmodel only", file=sys.stderr)
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="cfmodel-bench-compile-"))
+    rows: list[dict[str, Any]] = []
+    failures = 0
+    for size in [0, *sizes]:
+        project = write_project(base / f"hosts-{size}", size)
+        row: dict[str, Any] = {"hosts": size}
+        row["cfmodel"] = run_cfmodel_cli(project) if size == 0 else run_cfmodel(project)
+        if python is not None:
+            row["inmanta"] = run_inmanta(python, project)
+        for tool in ("cfmodel", "inmanta"):
+            if tool in row and row[tool]["status"] != 0:
+                failures += 1
+                print(f"{tool} failed on {size} hosts:\n{row[tool]['stderr']}", file=sys.stderr)
+        rows.append(row)
+        print(f"measured {size} hosts", file=sys.stderr, flush=True)
+    print_table(rows)
+    summary = {
+        "benchmark": "compile",
+        "python": platform.python_version(),
+        "rows": [
+            {
+                "hosts": r["hosts"],
+                **{
+                    f"{tool}_{k}": r[tool][k]
+                    for tool in ("cfmodel", "inmanta")
+                    if tool in r
+                    for k in ("cpu", "rss_mb", "wall", "status")
+                },
+                **({"cfmodel_stages": r["cfmodel"].get("stages")} if "stages" in r["cfmodel"] else {}),
+            }
+            for r in rows
+        ],
+    }
+    print(json.dumps(summary))
+    return 1 if failures else 0
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    header = (
+        f"{'hosts':>6} {'instances':>9} | {'cfmodel CPU s':>13} {'RSS MB':>7} {'µs/inst':>7} | "
+        f"{'inmanta CPU s':>13} {'RSS MB':>7} {'µs/inst':>7} | {'CPU ratio':>9} {'RSS ratio':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        cf = r["cfmodel"]
+        instances = cf.get("stages", {}).get("instances", 0)
+        per = f"{cf['cpu'] / instances * 1e6:7.0f}" if instances else f"{'-':>7}"
+        line = f"{r['hosts']:>6} {instances:>9} | {cf['cpu']:>13.2f} {cf['rss_mb']:>7.0f} {per} | "
+        if "inmanta" in r:
+            im = r["inmanta"]
+            iper = f"{im['cpu'] / instances * 1e6:7.0f}" if instances else f"{'-':>7}"
+            line += (
+                f"{im['cpu']:>13.2f} {im['rss_mb']:>7.0f} {iper} | "
+                f"{cf['cpu'] / im['cpu']:>9.2f} {cf['rss_mb'] / im['rss_mb']:>9.2f}"
+            )
+        print(line)
+    print()
+    print("hosts 0: an empty main.cf (startup), cfmodel through `cfmodel compile --no-cache`.")
+    print(
+        "ratios: cfmodel / inmanta (below 1: cfmodel uses less). cfmodel includes its PyEcore instance model."
+    )
+    for r in rows:
+        stages = r["cfmodel"].get("stages")
+        if stages:
+            print(
+                f"cfmodel stages, {r['hosts']} hosts: imports {stages['import']:.2f} s, load+parse "
+                f"{stages['load']:.2f} s, compile {stages['compile']:.2f} s, "
+                f"PyEcore model {stages['model']:.2f} s"
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""``cfmodel compile``, ``cfmodel xmi export`` and ``cfmodel json export``: run a model.
+
+``compile`` prints the errors (exit 1) or a summary: instances per entity and time.
+``xmi export -o DIR`` writes the derived metamodel (one ``.ecore`` per root package)
+and the instances (``<project>.xmi``) into DIR; ``json export -o FILE`` writes the
+instances in cfmodel's JSON format. Exports are made in memory first and each file is
+replaced atomically, so a failing compile or export leaves nothing half-written.
+
+When the project has an ``environments.cfenv`` (or ``--environment`` is given), the
+request sequence (`cfmodel.transforms.request`) picks the environment, its main file
+and module path, and the bindings injector that ``std::inject`` uses. A progress line
+is shown on stderr while compiling, only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cfmodel.commands import SubParsers
+from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args, parse_cache
+
+ORDER = 20
+
+
+class ProgressLine:
+    """A one-line progress indicator on stderr (only when it is a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, stage: str, done: int, instances: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.1 and stage == "evaluating":
+            return
+        self.last = now
+        text = f"cfmodel: {stage}"
+        if done:
+            text += f" — {done:,} steps, {instances:,} instances"
+        sys.stderr.write("\r\x1b[K" + text)
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def compile_from_args(args: argparse.Namespace) -> Any:
+    """Compile the project the arguments name (through the request sequence when it has one)."""
+    from cfmodel.transforms.refine import compile_project
+
+    project_dir = Path(args.project)
+    facts = facts_from_args(args)
+    progress = ProgressLine(sys.stderr.isatty())
+    cache = parse_cache(args)
+    try:
+        if getattr(args, "environment", None) or (project_dir / "environments.cfenv").is_file():
+            from cfmodel.transforms.request import load_target, run_request
+
+            request = run_request(project_dir, facts, getattr(args, "environment", None))
+            for warning in request.warnings:
+                print(warning.render(), file=sys.stderr)
+            project = load_target(request.target, cache)
+            return compile_project(
+                project, facts=dict(request.target.facts), injector=request.injector, progress=progress
+            )
+        return compile_project(project_dir, facts=facts, progress=progress, cache=cache)
+    finally:
+        progress.clear()
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    result = compile_from_args(args)
+    counts = result.counts()
+    total = sum(counts.values())
+    print(f"{result.name}: ok — {total:,} instances of {len(counts)} entities ({result.seconds:.2f} s)")
+    width = max((len(name) for name in counts), default=0)
+    for name, count in counts.items():
+        print(f"  {name:<{width}}  {count:>8,}")
+    return 0
+
+
+def cmd_xmi_export(args: argparse.Namespace) -> int:
+    result = compile_from_args(args)
+    written = result.save_xmi(Path(args.output))
+    for path in written:
+        print(path)
+    return 0
+
+
+def cmd_json_export(args: argparse.Namespace) -> int:
+    result = compile_from_args(args)
+    result.save_json(Path(args.output))
+    print(args.output)
+    return 0
+
+
+def _compile_options(parser: argparse.ArgumentParser) -> None:
+    add_project_argument(parser)
+    add_request_options(parser)
+
+
+def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "compile", parents=[common], help="run a project's model: errors, or instances per entity"
+    )
+    _compile_options(p)
+    p.set_defaults(func=cmd_compile)
+
+    xmi = sub.add_parser("xmi", help="XMI: the derived metamodel (.ecore) and the instance model")
+    xmi_sub = xmi.add_subparsers(dest="xmi_command", metavar="COMMAND")
+    xmi_sub.required = True
+    p = xmi_sub.add_parser(
+        "export", parents=[common], help="compile, then write the .ecore file(s) and the instances' XMI"
+    )
+    _compile_options(p)
+    p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory to write into")
+    p.set_defaults(func=cmd_xmi_export)
+
+    js = sub.add_parser("json", help="JSON: the instance model in cfmodel's JSON format")
+    js_sub = js.add_subparsers(dest="json_command", metavar="COMMAND")
+    js_sub.required = True
+    p = js_sub.add_parser("export", parents=[common], help="compile, then write the instances as JSON")
+    _compile_options(p)
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="the JSON file to write")
+    p.set_defaults(func=cmd_json_export)

@@ -1,0 +1,362 @@
+"""The plugins of cfmodel's built-in ``std`` module.
+
+Templates (``std::template``) are Jinja2, evaluated in the scope where the plugin is
+called: a name in the template is the variable of that scope (``{{ name }}``,
+``{{ host.name }}``); a namespace's ``::`` is written ``.`` (``{{ web.port }}`` for
+``web::port``, ``{{ x | std.upper }}`` for the plugin ``std::upper``). The path's first
+part is the module, the rest is inside the module's ``templates/`` directory
+(``./x.j2``: the calling module). Paths that leave that directory are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.runtime
+
+from cfmodel.errors import CfEvaluationError
+from cfmodel.plugins import Context, PluginError, Unknown, plugin
+
+# ---------------------------------------------------------------- files and templates
+
+
+def _module_file(ctx: Context, kind: str, path: str) -> Path:
+    """``module/rest`` → ``<module>/<kind>/rest``, refusing anything that leaves that directory."""
+    if path.startswith("./"):
+        module = ctx.namespace.split("::")[0]
+        rest = path[2:]
+    else:
+        module, _, rest = path.partition("/")
+    if not module or not rest:
+        raise PluginError(f"path {path!r} must be <module>/<path inside the module's {kind}/ directory>")
+    base = (ctx.module_dir(module) / kind).resolve()
+    target = (base / rest).resolve()
+    if not target.is_relative_to(base):
+        raise PluginError(f"path {path!r} leaves the {kind}/ directory of module {module}")
+    if not target.is_file():
+        raise PluginError(f"no file {rest!r} in the {kind}/ directory of module {module} ({target})")
+    return target
+
+
+@plugin("file")
+def file(ctx: Context, path: str) -> str:
+    """The text of ``<module>/files/<path>``."""
+    return _module_file(ctx, "files", path).read_text(encoding="utf-8")
+
+
+@plugin("source")
+def source(ctx: Context, path: str) -> str:
+    """The text of ``<module>/files/<path>`` (same as `file`)."""
+    return _module_file(ctx, "files", path).read_text(encoding="utf-8")
+
+
+class _Filters(dict[str, Any]):
+    """Jinja filters: the built-in ones, and every plugin as ``ns.name`` (resolved per render)."""
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(name) or (isinstance(name, str) and "." in name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        if "." not in name:
+            raise KeyError(name)
+        qualified = name.replace(".", "::")
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            functions = _rendering[-1].plugin_functions()
+            if qualified not in functions:
+                raise PluginError(f"no plugin {qualified} for the template filter '{name}'")
+            return functions[qualified](*args, **kwargs)
+
+        return call
+
+
+class _Namespace:
+    """``web.x`` in a template: the variable ``web::x`` (or a deeper namespace)."""
+
+    def __init__(self, ctx: Context, prefix: str) -> None:
+        self._ctx = ctx
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> Any:
+        qualified = f"{self._prefix}::{name}"
+        if qualified in self._ctx.imports():
+            return _Namespace(self._ctx, qualified)
+        functions = self._ctx.plugin_functions()
+        try:
+            return self._ctx.lookup(qualified)
+        except CfEvaluationError as error:
+            if qualified in functions:
+                return functions[qualified]
+            if error.code in ("undefined", "not-a-value"):
+                raise AttributeError(name) from None
+            raise
+
+
+class _ScopeContext(jinja2.runtime.Context):
+    """Names in a template are looked up in the calling scope."""
+
+    def resolve_or_missing(self, key: str) -> Any:
+        ctx = self.parent.get("__cfmodel_context__")
+        if ctx is None or not isinstance(ctx, Context):
+            return super().resolve_or_missing(key)
+        try:
+            return ctx.lookup(key)
+        except CfEvaluationError as error:
+            if error.code not in ("undefined", "not-a-value"):
+                raise
+        if key in ctx.imports():
+            return _Namespace(ctx, key)
+        return super().resolve_or_missing(key)
+
+
+_environment: jinja2.Environment | None = None
+_templates: dict[Path, tuple[float, jinja2.Template]] = {}
+_rendering: list[Context] = []
+
+
+def _engine() -> jinja2.Environment:
+    global _environment
+    if _environment is None:
+        env = jinja2.Environment(
+            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False
+        )
+        env.context_class = _ScopeContext
+        env.filters = _Filters(env.filters)
+        _environment = env
+    return _environment
+
+
+def _compiled(path: Path, label: str) -> jinja2.Template:
+    mtime = path.stat().st_mtime
+    cached = _templates.get(path)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    try:
+        compiled = _engine().from_string(path.read_text(encoding="utf-8"))
+    except jinja2.TemplateSyntaxError as error:
+        raise PluginError(f"template {label}, line {error.lineno}: {error.message}") from None
+    _templates[path] = (mtime, compiled)
+    return compiled
+
+
+@plugin("template")
+def template(ctx: Context, path: str, **kwargs: Any) -> str:
+    """Render ``<module>/templates/<path>`` in the calling scope (or with only *kwargs*)."""
+    target = _module_file(ctx, "templates", path)
+    compiled = _compiled(target, path)
+    variables: dict[str, Any] = dict(kwargs) if kwargs else {"__cfmodel_context__": ctx}
+    _rendering.append(ctx)
+    try:
+        return compiled.render(variables)
+    except jinja2.UndefinedError as error:
+        raise PluginError(f"template {path}: {error.message}") from None
+    except jinja2.TemplateError as error:
+        raise PluginError(f"template {path}: {error}") from None
+    finally:
+        _rendering.pop()
+
+
+# ---------------------------------------------------------------- lists and values
+
+
+@plugin
+def sequence(i: int, start: int = 0, offset: int = 0) -> list[int]:
+    """``i`` numbers from ``start`` (``start, start+1, …``), minus ``offset`` at the end."""
+    return list(range(start, int(i) + start - offset))
+
+
+@plugin("print")
+def printf(message: Any) -> None:
+    """Print a value on the compiler's standard output."""
+    print(message)
+
+
+@plugin("len")
+def list_len(item_list: list[Any]) -> int:
+    """The number of items of a list (or relation)."""
+    return len(item_list)
+
+
+@plugin
+def count(item_list: list[Any]) -> int:
+    """The number of items of a list (or relation)."""
+    return len(item_list)
+
+
+@plugin
+def length(value: str) -> int:
+    """The length of a string."""
+    return len(value)
+
+
+@plugin
+def familyof(member: Any, family: str) -> bool:
+    """Whether *member* (an OS name, or an entity with ``name`` and ``family``) is in *family*."""
+    current: Any = member
+    seen = 0
+    while current is not None and seen < 100:
+        name = current if isinstance(current, str) else getattr(current, "name", None)
+        if name == family:
+            return True
+        if isinstance(current, str):
+            return False
+        try:
+            current = getattr(current, "family", None)
+        except (AttributeError, CfEvaluationError):
+            return False
+        seen += 1
+    return False
+
+
+@plugin
+def flatten(item_list: list[Any]) -> list[Any]:
+    """A list of lists as one list."""
+    out: list[Any] = []
+    for item in item_list:
+        if isinstance(item, list):
+            out.extend(item)
+        else:
+            out.append(item)
+    return out
+
+
+@plugin
+def unique(item_list: list[Any]) -> bool:
+    """Whether the list has no duplicates."""
+    seen: list[Any] = []
+    for item in item_list:
+        if item in seen:
+            return False
+        seen.append(item)
+    return True
+
+
+@plugin
+def select(objects: list[Any], attr: str) -> list[Any]:
+    """The attribute *attr* of every instance of the list."""
+    return [getattr(o, attr) for o in objects]
+
+
+@plugin
+def at(objects: list[Any], index: int) -> Any:
+    """The item at *index*."""
+    return objects[index]
+
+
+@plugin
+def key_sort(items: list[Any], key: Any) -> list[Any]:
+    """The list sorted by an attribute (or a list of attributes) of its items."""
+    keys = key if isinstance(key, list) else [key]
+    return sorted(items, key=lambda item: tuple(getattr(item, k) for k in keys))
+
+
+@plugin
+def replace(string: str, old: str, new: str) -> str:
+    return string.replace(old, new)
+
+
+@plugin
+def upper(string: str) -> str:
+    return string.upper()
+
+
+@plugin
+def lower(string: str) -> str:
+    return string.lower()
+
+
+@plugin
+def capitalize(string: str) -> str:
+    return string.capitalize()
+
+
+@plugin
+def split(string_list: str, delim: str) -> list[str]:
+    return string_list.split(delim)
+
+
+@plugin
+def join(items: list[str], separator: str = "") -> str:
+    return separator.join(items)
+
+
+@plugin
+def contains(dct: dict[str, Any], key: str) -> bool:
+    return key in dct
+
+
+@plugin
+def dict_get(dct: dict[str, Any], key: str) -> Any:
+    return dct[key]
+
+
+@plugin
+def json_dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True)
+
+
+@plugin
+def json_loads(s: str) -> Any:
+    return json.loads(s)
+
+
+@plugin("assert")
+def assert_function(expression: bool, message: str = "") -> None:
+    """Fail the compile with *message* unless *expression* is true."""
+    if not expression:
+        raise PluginError(message or "assertion failed")
+
+
+@plugin(allow_unknown=True)
+def is_unknown(value: Any) -> bool:
+    """Whether the value is not known at compile time."""
+    return isinstance(value, Unknown)
+
+
+@plugin
+def get_env(name: str, default_value: str | None = None) -> str:
+    """An environment variable of the compiler's process."""
+    value = os.environ.get(name, default_value)
+    if value is None:
+        raise PluginError(f"environment variable {name} is not set")
+    return value
+
+
+@plugin
+def getfact(ctx: Context, name: str, default_value: Any = None) -> Any:
+    """A fact of the compile request (``--fact``/``--facts``), or *default_value*."""
+    return ctx.facts.get(name, default_value)
+
+
+_MISSING = object()
+
+
+@plugin
+def inject(ctx: Context, type_or_name: str, name: str | None = None, default: Any = _MISSING) -> Any:
+    """The value the bindings inject: ``inject(type, "x")``, ``inject(type, "x", default=d)``.
+
+    Needs an injector (``compile_project(..., injector=...)``, or a project with bindings
+    through ``cfmodel compile``): an object with ``inject(type_or_name, name=None, *,
+    default=...)`` (cfmodel's bindings `Injector`), or with ``lookup`` of the same signature.
+    """
+    injector = ctx.injector
+    if injector is None:
+        raise PluginError(
+            "bindings are not configured: std::inject needs an injector (compile with bindings, "
+            "or pass injector= to compile_project)"
+        )
+    function = getattr(injector, "inject", None) or injector.lookup
+    if default is _MISSING:
+        return function(type_or_name, name)
+    return function(type_or_name, name, default=default)

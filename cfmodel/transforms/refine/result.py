@@ -1,0 +1,328 @@
+"""The result of a compile: the instances, their PyEcore form and the exports.
+
+The evaluator's instances are plain slotted objects; `CompileResult.model` turns them
+into PyEcore objects of the derived metamodel the first time it is asked for (one
+`EObject` per instance, in creation order; every instance is a root, relations are
+non-containment references set on both ends in the order the model gave them).
+Ids for XMI and JSON come from index keys (docs/compiler.md, "Ids").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pyecore.ecore import EObject, EPackage
+
+from cfmodel.errors import CfUsageError
+from cfmodel.plugins import Unknown
+from cfmodel.project import Project
+from cfmodel.serializers import atomic, ncname_id
+from cfmodel.serializers import ecore as ecore_format
+from cfmodel.serializers import json as json_format
+from cfmodel.serializers import xmi as xmi_format
+from cfmodel.transforms import program as p
+from cfmodel.transforms.refine.errors import show
+from cfmodel.transforms.refine.metamodel import Metamodel, derived_metamodel
+from cfmodel.transforms.refine.values import ATTR, EntityInfo, Instance, ListVar, OptVar, Var, index_key_part
+
+if TYPE_CHECKING:
+    from cfmodel.transforms.refine.evaluator import Evaluator
+
+
+class CompileResult:
+    """A compiled project: counts and dumps at once, the PyEcore model on demand."""
+
+    def __init__(
+        self, program: p.LinkedProgram, project: Project | None, ev: Evaluator, seconds: float
+    ) -> None:
+        self.program = program
+        self.project = project
+        self.name = project.name if project is not None else program.name
+        self.seconds = seconds
+        self._ev = ev
+        self._metamodel: Metamodel | None = None
+        self._objects: list[EObject] | None = None
+        self._ids: dict[int, str] | None = None
+
+    # ---------------------------------------------------------------- plain views
+
+    @property
+    def raw_instances(self) -> list[Instance]:
+        """The evaluator's instances, in creation order."""
+        return self._ev.instances
+
+    def counts(self) -> dict[str, int]:
+        """Instances per entity (exact type), by qualified name, sorted by name."""
+        out: dict[str, int] = {}
+        for instance in self._ev.instances:
+            name = instance.info.qname
+            out[name] = out.get(name, 0) + 1
+        return dict(sorted(out.items()))
+
+    def dump(self) -> str:
+        """A canonical text of the instances (for tests and differential checks)."""
+        numbers = {id(inst): i for i, inst in enumerate(self._ev.instances)}
+        lines: list[str] = []
+        for inst in self._ev.instances:
+            lines.append(f"#{numbers[id(inst)]} {inst.info.qname}")
+            for name in sorted(inst.info.fields):
+                field = inst.info.fields[name]
+                slot = inst.slots.get(name)
+                if field.kind == ATTR:
+                    if isinstance(slot, Var) and slot.ready:
+                        lines.append(f"  {name} = {show_full(slot.value)}")
+                    continue
+                targets = _targets(slot)
+                if targets:
+                    lines.append(f"  {name} -> " + ", ".join(f"#{numbers[id(t)]}" for t in targets))
+        return "\n".join(lines) + "\n"
+
+    # ---------------------------------------------------------------- PyEcore
+
+    @property
+    def metamodel(self) -> list[EPackage]:
+        """The derived metamodel: its root EPackages."""
+        return list(self._lifted().packages)
+
+    def _lifted(self) -> Metamodel:
+        if self._metamodel is None:
+            self._metamodel = derived_metamodel(self.program)
+        return self._metamodel
+
+    @property
+    def model(self) -> list[EObject]:
+        """Every instance as a PyEcore object of the derived metamodel, in creation order."""
+        if self._objects is None:
+            self._objects = _Converter(self._lifted()).convert(self._ev.instances)
+        return self._objects
+
+    def instances(self, entity: str) -> list[EObject]:
+        """The PyEcore objects of *entity* (qualified, or a name only one namespace uses) and its subtypes."""
+        target = self._entity(entity)
+        objects = self.model
+        return [
+            obj
+            for inst, obj in zip(self._ev.instances, objects, strict=True)
+            if target in inst.info.ancestors
+        ]
+
+    def _entity(self, name: str) -> p.EntityType:
+        matches = [
+            e
+            for e in self.program.entities()
+            if e.qualified_name == name or (("::" not in name) and e.name == name)
+        ]
+        exact = [e for e in matches if e.qualified_name == name]
+        if exact:
+            return exact[0]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise CfUsageError(f"no entity named {name!r} in {self.name}")
+        options = ", ".join(e.qualified_name for e in matches)
+        raise CfUsageError(f"{name!r} is ambiguous: {options}")
+
+    def id_of(self, obj: EObject) -> str | None:
+        """The stable id of an object of `model` (None for objects that are not)."""
+        ids = self._id_table()
+        return ids.get(id(obj))
+
+    def _id_table(self) -> dict[int, str]:
+        if self._ids is None:
+            keys = _Ids(self._ev.instances).all()
+            self._ids = {id(obj): key for obj, key in zip(self.model, keys, strict=True)}
+        return self._ids
+
+    # ---------------------------------------------------------------- exports
+
+    def xmi_bytes(self) -> bytes:
+        return xmi_format.to_bytes(self.model, xmi_format.XmiOptions(id_of=self.id_of))
+
+    def json_bytes(self, indent: int | None = 1) -> bytes:
+        return json_format.to_bytes(self.model, json_format.JsonOptions(id_of=self.id_of, indent=indent))
+
+    def ecore_files(self) -> dict[str, bytes]:
+        """One ``<package>.ecore`` per root package of the metamodel."""
+        return {f"{package.name}.ecore": ecore_format.to_bytes(package) for package in self.metamodel}
+
+    def save_xmi(self, directory: Path | str) -> list[Path]:
+        """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*."""
+        target = Path(directory)
+        files = self.ecore_files()
+        files[f"{_file_name(self.name)}.xmi"] = self.xmi_bytes()  # everything made before anything is written
+        target.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, data in files.items():
+            atomic.write_bytes(target / name, data)
+            written.append(target / name)
+        return written
+
+    def save_json(self, file: Path | str) -> Path:
+        """Write the instance model in cfmodel's JSON format."""
+        path = Path(file)
+        data = self.json_bytes()
+        if path.parent != Path():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_bytes(path, data)
+        return path
+
+
+def _file_name(name: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return safe or "model"
+
+
+def _targets(slot: object) -> list[Instance]:
+    if isinstance(slot, ListVar):
+        return list(slot.items)
+    if isinstance(slot, OptVar):
+        return [slot.value] if slot.value is not None else []
+    if isinstance(slot, Var) and slot.ready and isinstance(slot.value, Instance):
+        return [slot.value]
+    return []
+
+
+def show_full(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(show_full(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{show_full(k)}: {show_full(v)}" for k, v in value.items()) + "}"
+    return show(value)
+
+
+class _Converter:
+    """Instances → EObjects (two passes: create all, then fill features)."""
+
+    def __init__(self, metamodel: Metamodel) -> None:
+        self.metamodel = metamodel
+        self.plans: dict[int, list[tuple[str, int, Any, str]]] = {}
+
+    def plan(self, info: EntityInfo) -> list[tuple[str, int, Any, str]]:
+        """Per field: (name, kind, feature, how values are converted)."""
+        found = self.plans.get(id(info))
+        if found is not None:
+            return found
+        plan = []
+        entity = info.entity
+        for name, field in info.fields.items():
+            if field.kind == ATTR:
+                feature = self.metamodel.eattribute(entity, name)
+                type_name = getattr(feature.eType, "name", "")
+                how = "json" if type_name == "EString" else "float" if type_name.startswith("EDouble") else ""
+                if type_name == "EString" and field.type is not None and _string_based(field.type):
+                    how = ""
+            else:
+                feature = self.metamodel.ereference(entity, name)
+                how = ""
+            plan.append((name, field.kind, feature, how))
+        self.plans[id(info)] = plan
+        return plan
+
+    def convert(self, instances: list[Instance]) -> list[EObject]:
+        metamodel = self.metamodel
+        classes: dict[int, Any] = {}
+        objects: list[EObject] = []
+        by_instance: dict[int, EObject] = {}
+        for inst in instances:
+            info = inst.info
+            eclass = classes.get(id(info))
+            if eclass is None:
+                eclass = classes[id(info)] = metamodel.eclass(info.entity)
+            obj = eclass()
+            objects.append(obj)
+            by_instance[id(inst)] = obj
+        for inst, obj in zip(instances, objects, strict=True):
+            slots = inst.slots
+            for name, kind, feature, how in self.plan(inst.info):
+                slot = slots.get(name)
+                if slot is None:
+                    continue
+                if kind == ATTR:
+                    if not isinstance(slot, Var) or not slot.ready:
+                        continue
+                    value = slot.value
+                    if value is None or isinstance(value, Unknown):
+                        continue
+                    if feature.many:
+                        obj.eGet(feature).extend(_value(v, how) for v in value if not isinstance(v, Unknown))
+                    else:
+                        obj.eSet(feature, _value(value, how))
+                    continue
+                targets = _targets(slot)
+                if not targets:
+                    continue
+                if feature.many:
+                    collection = obj.eGet(feature)
+                    for target in targets:
+                        collection.append(by_instance[id(target)], update_opposite=False)
+                else:
+                    obj.eGet(feature)  # creates the value holder
+                    obj.__dict__[feature.name]._set(by_instance[id(targets[0])], update_opposite=False)
+        return objects
+
+
+def _string_based(spec: p.TypeSpec) -> bool:
+    base: object = spec.base
+    while isinstance(base, p.Typedef):
+        base = base.parent if base.parent is not None else base.base
+    return isinstance(base, p.EnumType) or (isinstance(base, p.Primitive) and base.name == "string")
+
+
+def _value(value: Any, how: str) -> Any:
+    if how == "json":
+        return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    if how == "float" and type(value) is int:
+        return float(value)
+    return value
+
+
+class _Ids:
+    """Ids from index keys: ``E[v1,v2]`` (relations as the target's key), else ``E#n``.
+
+    Values are written with ``\\``, ``,``, ``[`` and ``]`` escaped by a backslash, so
+    distinct keys stay distinct; `ncname_id` then makes them XML ids."""
+
+    def __init__(self, instances: list[Instance]) -> None:
+        self.instances = instances
+        self.keys: dict[int, str] = {}
+        self.counters: dict[str, int] = {}
+
+    def all(self) -> list[str]:
+        return [ncname_id(self.key(inst)) for inst in self.instances]
+
+    def key(self, inst: Instance, depth: int = 0) -> str:
+        found = self.keys.get(id(inst))
+        if found is not None:
+            return found
+        info = inst.info
+        key = None
+        if info.indexes and depth < 8:
+            _, names = info.indexes[0]
+            parts = []
+            for name in names:
+                slot = inst.slots.get(name)
+                value = slot.value if isinstance(slot, Var | OptVar) else None
+                if isinstance(value, Instance):
+                    parts.append(self.key(value, depth + 1))
+                else:
+                    parts.append(_escape(_key_text(value)))
+            key = f"{info.qname}[{','.join(parts)}]"
+        if key is None:
+            number = self.counters.get(info.qname, 0)
+            self.counters[info.qname] = number + 1
+            key = f"{info.qname}#{number}"
+        self.keys[id(inst)] = key
+        return key
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace(",", "\\,").replace("[", "\\[").replace("]", "\\]")
+
+
+def _key_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    part = index_key_part(value)
+    return json.dumps(part, default=str) if not isinstance(part, str) else part

@@ -1,0 +1,161 @@
+"""The reference compiler (inmanta-core 14 + inmanta-module-std 8.4.2) in its own venv.
+
+inmanta-core cannot share cfmodel's venv: it pins ``packaging`` to an older version
+than cfmodel's test tools use, and it installs and manages Python packages in the
+venv it runs in. So it lives in a cached venv of its own, created on first use at
+``~/.cache/cfmodel/inmanta-compat`` (``CFMODEL_INMANTA_VENV`` overrides the place);
+facts that make it work offline once created: inmanta-core 14.0.0 imports
+``importlib_metadata`` without declaring it; inmanta-module-std 8.5.0 fails on Python
+3.11, 8.4.2 works.
+
+`run_inmanta(projects)` compiles each project directory in a fresh child process of
+one runner (inmanta is imported once, then forked per project) and returns, per
+project, ``{"ok": bool, "error": class name, "message": str, "instances": [...]}``
+where an instance is ``{"id": n, "entity": "ns::E", "attrs": {...}, "rels": {...}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REQUIREMENTS = ["inmanta-core==14.0.0", "importlib_metadata", "inmanta-module-std==8.4.2"]
+READY_MARK = ".cfmodel-ready"
+
+
+def venv_dir() -> Path:
+    override = os.environ.get("CFMODEL_INMANTA_VENV")
+    if override:
+        return Path(override)
+    return Path.home() / ".cache" / "cfmodel" / "inmanta-compat"
+
+
+def inmanta_python(create: bool = True) -> Path | None:
+    """The interpreter of the reference compiler's venv (created when missing and *create*)."""
+    root = venv_dir()
+    python = root / "bin" / "python"
+    mark = root / READY_MARK
+    wanted = " ".join(REQUIREMENTS)
+    if python.exists() and mark.exists() and mark.read_text(encoding="utf-8").strip() == wanted:
+        return python
+    if not create:
+        return None
+    try:
+        if not python.exists():
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+            subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True, capture_output=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *REQUIREMENTS],
+            check=True,
+            capture_output=True,
+            timeout=1800,
+        )
+    except (subprocess.SubprocessError, OSError):
+        return None
+    mark.write_text(wanted + "\n", encoding="utf-8")
+    return python
+
+
+# Runs inside the inmanta venv: argv = [out.json, project dir ...]; one JSON object per project.
+RUNNER = r"""
+import json, os, sys, logging, traceback
+logging.disable(logging.CRITICAL)
+import inmanta.compiler as compiler
+from inmanta import module
+from inmanta.ast import CompilerException
+from inmanta.ast.entity import Entity
+from inmanta.execute.runtime import Instance
+from inmanta.execute.util import NoneValue, Unknown
+from inmanta.config import Config
+
+def convert(value, ids):
+    if isinstance(value, Instance):
+        return {"$ref": ids.setdefault(id(value), len(ids))}
+    if isinstance(value, NoneValue) or value is None:
+        return None
+    if isinstance(value, Unknown):
+        return {"$unknown": True}
+    if isinstance(value, list):
+        return [convert(v, ids) for v in value]
+    if isinstance(value, dict):
+        return {str(k): convert(v, ids) for k, v in value.items()}
+    if isinstance(value, (str, int, float, bool)):
+        return value
+    return {"$python": repr(value)}
+
+def compile_one(path):
+    os.chdir(path)
+    Config.set("compiler", "cache", "false")
+    project = module.Project(path, autostd=True)
+    module.Project.set(project)
+    project.load()
+    try:
+        types, _ = compiler.do_compile()
+    except CompilerException as error:
+        root = error
+        return {"ok": False, "error": type(error).__name__, "message": error.format_trace() if hasattr(error, "format_trace") else str(error)}
+    ids = {}
+    out = []
+    entities = [t for name, t in types.items() if isinstance(t, Entity) and not name.startswith("std::")]
+    for entity in sorted(entities, key=lambda e: e.get_full_name()):
+        for instance in entity.get_all_instances():
+            if instance.type is not entity:
+                continue
+            record = {"id": ids.setdefault(id(instance), len(ids)), "entity": entity.get_full_name(), "attrs": {}, "rels": {}}
+            for name, slot in instance.slots.items():
+                if name == "self":
+                    continue
+                attribute = entity.get_attribute(name)
+                if attribute is None or attribute.get_entity().get_full_name() == "std::Entity":
+                    continue
+                value = slot.value if slot.hasValue else None
+                from inmanta.ast.attribute import RelationAttribute
+                if isinstance(attribute, RelationAttribute):
+                    targets = value if isinstance(value, list) else ([] if value is None else [value])
+                    record["rels"][name] = [convert(t, ids)["$ref"] for t in targets if isinstance(t, Instance)]
+                else:
+                    record["attrs"][name] = convert(value, ids)
+            out.append(record)
+    return {"ok": True, "instances": out}
+
+results = {}
+for path in sys.argv[2:]:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            result = compile_one(path)
+        except BaseException as error:
+            result = {"ok": False, "error": type(error).__name__, "message": "".join(traceback.format_exception(error))}
+        with os.fdopen(write, "w") as stream:
+            json.dump(result, stream)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as stream:
+        data = stream.read()
+    os.waitpid(pid, 0)
+    results[path] = json.loads(data) if data else {"ok": False, "error": "crash", "message": ""}
+with open(sys.argv[1], "w") as stream:
+    json.dump(results, stream)
+"""
+
+
+def run_inmanta(python: Path, projects: list[Path], timeout: float = 1200) -> dict[str, dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="cfmodel-compat-") as tmp:
+        out = Path(tmp) / "out.json"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        subprocess.run(
+            [str(python), "-c", RUNNER, str(out), *[str(p.resolve()) for p in projects]],
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+            env=env,
+        )
+        results: dict[str, dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
+    return {str(Path(k)): v for k, v in results.items()}
