@@ -13,7 +13,7 @@ It comes from a file (``EncProvider.from_file``), from a command run with the no
 as its only argument (``EncProvider.from_command``: exit code 0 and the YAML on stdout, as
 Puppet runs an ENC), or from data the caller already has (``EncProvider(EncData(...))``).
 
-It becomes one ``bindings enc``: ``include`` of the classes, ``bind parameters <class> to
+It becomes one ``bindings enc`` (``enc::classes`` ... for one part): ``include`` of the classes, ``bind parameters <class> to
 {...}`` per class with parameters, ``bind variables to {...}``. ``enc:``, ``enc:/`` and
 ``enc:/*`` are all of it; ``enc:/classes``, ``enc:/parameters``, ``enc:/variables`` one part.
 Every element's span points at its line in the file (``<enc: command node>`` for a command).
@@ -178,7 +178,7 @@ class EncProvider:
 def enc_bindings(answer: EncData, parts: Sequence[str] = PARTS) -> ParsedBindings:
     """The ``bindings enc`` of a classifier's answer (only the given parts)."""
     builder = BindingsBuilder(answer.source)
-    named = builder.named("enc")
+    named = builder.named("enc" if len(parts) == len(PARTS) else "enc::" + "_".join(parts))
     if "classes" in parts and answer.classes:
         builder.classes(named, list(answer.classes), answer.span("classes"))
     if "parameters" in parts:
