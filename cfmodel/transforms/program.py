@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from cfmodel.errors import Span
+from cfmodel.errors import Diagnostic, Span
 from cfmodel.grammars import nodes
 
 # The built-in attribute types of the language. `number` accepts int and float;
@@ -125,6 +125,9 @@ class Attribute:
     doc: str | None
     span: Span
     name_span: Span
+    # The inherited attribute this one re-declares (same type, to change its default);
+    # None for a new attribute. The derived metamodel has one feature for both.
+    overrides: Attribute | None = None
 
     @property
     def has_default(self) -> bool:
@@ -215,6 +218,7 @@ class EntityType:
     all_attributes: dict[str, Attribute] = field(default_factory=dict)
     all_relations: dict[str, RelationEnd] = field(default_factory=dict)
     all_indexes: list[Index] = field(default_factory=list)
+    # Every entity that has this one among its ancestors (transitively), program order.
     subtypes: list[EntityType] = field(default_factory=list)
 
     @property
@@ -274,6 +278,7 @@ class LinkedNamespace:
     implementations: dict[str, Implementation] = field(default_factory=dict)
     statements: list[nodes.Statement] = field(default_factory=list)
     program: LinkedProgram | None = None
+    doc: str | None = None  # the module docstring of the file
 
     def definition(self, name: str) -> Definition | None:
         """The definition *name* (as written in this namespace) means, or None.
@@ -326,6 +331,8 @@ class LinkedProgram:
     name: str
     namespaces: dict[str, LinkedNamespace]
     main: LinkedNamespace
+    # Problems that did not stop resolve (the deprecated ``number`` type), sorted.
+    warnings: list[Diagnostic] = field(default_factory=list)
 
     def entity(self, qualified_name: str) -> EntityType:
         namespace, _, name = qualified_name.rpartition("::")
@@ -335,3 +342,72 @@ class LinkedProgram:
         """Every entity, namespaces in name order, entities in declaration order."""
         for name in sorted(self.namespaces):
             yield from self.namespaces[name].entities.values()
+
+
+def dump_program(program: LinkedProgram, skip: tuple[str, ...] = ("std",)) -> str:
+    """A canonical text of the linked definitions (golden tests, debugging).
+
+    Namespaces in name order (those in *skip* and their children left out), then per
+    namespace its imports, typedefs, enums, entities (parents, attributes with types
+    and defaults, relation ends with bounds and opposite, indexes, implement rules)
+    and implementations, each in declaration order.
+    """
+    from cfmodel.transforms.unparse import to_source  # the dump is a debugging aid
+
+    lines: list[str] = []
+    for name in sorted(program.namespaces):
+        if name.split("::")[0] in skip:
+            continue
+        ns = program.namespaces[name]
+        lines.append(f"namespace {name}")
+        imports = {k: v for k, v in ns.imports.items() if k not in (name, "std")}
+        if imports:
+            lines.append("  imports " + ", ".join(k if k == v else f"{v} as {k}" for k, v in imports.items()))
+        for t in ns.typedefs.values():
+            if t.constructor is not None:
+                args = ", ".join(f"{a.name.text}={to_source(a.value)}" for a in t.constructor.arguments)
+                lines.append(f"  typedef {t.name} = {t.constructor.entity.qualified_name}({args})")
+                continue
+            assert t.base is not None
+            base = t.parent.qualified_name if t.parent is not None else t.base.name
+            constraint = (
+                f"/{t.regex}/" if t.regex is not None else to_source(t.condition) if t.condition else ""
+            )
+            lines.append(f"  typedef {t.name} as {base} matching {constraint}")
+        for enum in ns.enums.values():
+            values = ", ".join(
+                v if parent is None else f"{v} < {parent}" for v, parent in enum.values.items()
+            )
+            lines.append(f"  enum {enum.name}: {values}")
+        for e in ns.entities.values():
+            parents = ", ".join(p.qualified_name for p in e.parents)
+            lines.append(f"  entity {e.name}" + (f" extends {parents}" if parents else ""))
+            for a in e.attributes.values():
+                default = ""
+                if isinstance(a.default, nodes.Undef):
+                    default = " = undef"
+                elif a.default is not None:
+                    default = f" = {to_source(a.default)}"
+                over = f" (overrides {a.overrides.entity.qualified_name}.{a.name})" if a.overrides else ""
+                lines.append(f"    attribute {a.name}: {a.type}{default}{over}")
+            for r in e.relations.values():
+                upper = "" if r.upper is None else str(r.upper)
+                bounds = f"[{r.lower}]" if r.upper == r.lower else f"[{r.lower}:{upper}]"
+                opposite = f" opposite {r.opposite.name}" if r.opposite is not None else ""
+                lines.append(f"    relation {r.name}: {r.target.qualified_name} {bounds}{opposite}")
+            for index in e.indexes:
+                lines.append(f"    index ({', '.join(index.attributes)})")
+            for rule in e.implements:
+                used = [i.qualified_name for i in rule.implementations] + (
+                    ["parents"] if rule.using_parents else []
+                )
+                when = f" when {to_source(rule.condition)}" if rule.condition is not None else ""
+                lines.append(f"    implement using {', '.join(used)}{when}")
+        for impl in ns.implementations.values():
+            lines.append(
+                f"  implementation {impl.name} for {impl.entity.qualified_name}"
+                f" ({len(impl.statements)} statements)"
+            )
+        if ns.statements:
+            lines.append(f"  {len(ns.statements)} top-level statements")
+    return "\n".join(lines) + "\n"

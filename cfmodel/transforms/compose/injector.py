@@ -238,7 +238,8 @@ class Injector:
         for name, key in keys.items():
             if name not in wanted:
                 entry = self._entry_of(key)
-                message = f'{_decode(target)} has no attribute "{name}" to bind (bound by {entry})'
+                by = entry.where() if entry is not None else "a binding"
+                message = f'{_decode(target)} has no attribute "{name}" to bind (bound by {by})'
                 raise CfEvaluationError(message, entry.span if entry else None, "unknown-parameter")
             value = self._values.get(key)
             if value is not None:

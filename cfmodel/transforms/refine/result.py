@@ -17,7 +17,7 @@ from pyecore.ecore import EObject, EPackage
 
 from cfmodel.errors import CfUsageError
 from cfmodel.plugins import Unknown
-from cfmodel.project import Project
+from cfmodel.project import MAIN_NAMESPACE, Project
 from cfmodel.serializers import atomic, ncname_id
 from cfmodel.serializers import ecore as ecore_format
 from cfmodel.serializers import json as json_format
@@ -109,14 +109,16 @@ class CompileResult:
         ]
 
     def _entity(self, name: str) -> p.EntityType:
+        """An entity by qualified name, or by plain name: the main namespace's, else the only one."""
         matches = [
             e
             for e in self.program.entities()
             if e.qualified_name == name or (("::" not in name) and e.name == name)
         ]
-        exact = [e for e in matches if e.qualified_name == name]
-        if exact:
-            return exact[0]
+        for preferred in (name, f"{self.program.main.name}::{name}"):
+            exact = [e for e in matches if e.qualified_name == preferred]
+            if exact:
+                return exact[0]
         if len(matches) == 1:
             return matches[0]
         if not matches:
@@ -279,7 +281,10 @@ def _value(value: Any, how: str) -> Any:
 
 
 class _Ids:
-    """Ids from index keys: ``E[v1,v2]`` (relations as the target's key), else ``E#n``.
+    """Ids from index keys: ``ns.E[v1,v2]`` (relations as the target's key), else ``ns.E.n``.
+
+    The entity is its qualified name with ``.`` for ``::`` (the main namespace's entities
+    without a prefix); ``n`` numbers the instances of an entity without an index.
 
     Values are written with ``\\``, ``,``, ``[`` and ``]`` escaped by a backslash, so
     distinct keys stay distinct; `ncname_id` then makes them XML ids."""
@@ -308,13 +313,20 @@ class _Ids:
                     parts.append(self.key(value, depth + 1))
                 else:
                     parts.append(_escape(_key_text(value)))
-            key = f"{info.qname}[{','.join(parts)}]"
+            key = f"{_entity_key(info)}[{','.join(parts)}]"
         if key is None:
             number = self.counters.get(info.qname, 0)
             self.counters[info.qname] = number + 1
-            key = f"{info.qname}#{number}"
+            key = f"{_entity_key(info)}.{number}"
         self.keys[id(inst)] = key
         return key
+
+
+def _entity_key(info: EntityInfo) -> str:
+    namespace = info.entity.namespace.name
+    if namespace == MAIN_NAMESPACE:
+        return info.entity.name
+    return info.qname.replace("::", ".")
 
 
 def _escape(text: str) -> str:

@@ -1,0 +1,158 @@
+"""The injector's API for the compiler: ``std::inject``, constructor parameters, variables, classes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import pytest
+
+from cfmodel.errors import CfEvaluationError
+from cfmodel.transforms.compose import Injector, TypeValue, Value, cf_type
+
+Build = Callable[..., Injector]
+
+BINDINGS = """bindings default {
+  bind "port" to 8080
+  bind "names" to ['a', 'b']
+  bind "settings" to { 'tls' => true }
+  bind String, "greeting" to "hello"
+  bind std::Host, "primary" to std::Host['web1']
+  bind parameters std::Host to { os => 'linux', ram => 4 }
+  bind parameters std::Host['web1'] to { ram => 16 }
+  bind parameters std::Host['db1'] to Db::Server['db1']
+  bind parameters std::Host['db2'] to optional Db::Server['db2']
+  bind parameters std::Host['db3'] to Db::Server['db3'] { map => { ram => memory } }
+  bind map std::Host to Db::Config { os => system }
+  bind parameters std::Host['db4'] to Db::Config['c']
+  bind parameters std::File to { mode => 420 }
+  bind variables to { dc => 'ams', racks => [1, 2] }
+  include [ntp, ssh]
+}"""
+
+
+@pytest.fixture
+def injector(build: Build) -> Injector:
+    return build(BINDINGS)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("port",), 8080),
+        (("Integer", "port"), 8080),
+        (("int", "port"), 8080),
+        (("number", "port"), 8080),
+        (("string[]", "names"), ["a", "b"]),
+        (("list", "names"), ["a", "b"]),
+        (("dict", "settings"), {"tls": True}),
+        (("string", "greeting"), "hello"),
+        (("string?", "nothing"), None),
+    ],
+)
+def test_inject_by_name_and_by_type(injector: Injector, args: tuple[str, ...], expected: Value) -> None:
+    assert injector.inject(*args) == expected
+
+
+def test_inject_with_a_default_and_errors(injector: Injector) -> None:
+    assert injector.inject("string", "nothing", default="fallback") == "fallback"
+    assert injector.inject("nothing", default=None) is None
+    with pytest.raises(CfEvaluationError) as missing:
+        injector.inject("int", "nothing")
+    assert missing.value.render() == 'error: no binding for Data "nothing"  [not-bound]'
+    with pytest.raises(CfEvaluationError) as wrong:
+        injector.inject("string[]", "port")
+    assert wrong.value.render() == 'error: Data "port" is Integer 8080, not Array[String]  [type-mismatch]'
+
+
+def test_inject_an_entity_reference(injector: Injector) -> None:
+    assert injector.inject("std::Host", "primary") == TypeValue(cf_type("std::Host[web1]")[0])
+
+
+def test_cf_types() -> None:
+    assert [str(cf_type(t)[0]) for t in ("int[]", "string?", "dict", "Hash[String, Data]")] == [
+        "Array[Integer]",
+        "String",
+        "Hash",
+        "Hash[String, Data]",
+    ]
+    assert cf_type("string?")[1] and not cf_type("string")[1]
+
+
+HOST = ["name", "os", "ram", "memory", "system"]
+INSTANCES: Mapping[str, Mapping[str, Value]] = {
+    "Db::Server[db1]": {"ram": 64, "os": "bsd", "cores": 8},
+    "Db::Server[db3]": {"memory": 128},
+    "Db::Config[c]": {"system": "solaris", "ram": 1},
+}
+
+
+def find(ref: TypeValue) -> Mapping[str, Value] | None:
+    return INSTANCES.get(str(ref))
+
+
+@pytest.mark.parametrize(
+    ("keys", "given", "expected"),
+    [
+        ((), (), {"os": "linux", "ram": 4}),  # the entity's own bindings
+        (("web1",), (), {"ram": 16, "os": "linux"}),  # the instance's binding first
+        (("web1",), ("ram",), {"os": "linux"}),  # what the constructor gave is never injected
+        (("nope", "web1"), (), {"ram": 16, "os": "linux"}),  # the first key with a binding
+        (("db1",), (), {"ram": 64, "os": "bsd"}),  # a source: attributes of the same name
+        (("db2",), (), {"os": "linux", "ram": 4}),  # an optional source that is not there
+        (("db3",), (), {"ram": 128, "os": "linux"}),  # the binding's own map
+        (("db4",), (), {"os": "solaris", "ram": 4}),  # the map bound for the two types
+    ],
+)
+def test_instance_parameters(
+    injector: Injector, keys: tuple[str, ...], given: tuple[str, ...], expected: dict[str, Value]
+) -> None:
+    assert injector.instance_parameters("std::Host", HOST, given=given, keys=keys, instance=find) == expected
+
+
+def test_instance_parameter_errors(build: Build) -> None:
+    injector = build(BINDINGS)
+    with pytest.raises(CfEvaluationError) as unknown:
+        injector.instance_parameters("std::File", ["path", "owner"])
+    assert unknown.value.render() == (
+        'l0.bind:14:34: error: std::File has no attribute "mode" to bind '
+        '(bound by bindings default, layer "layer0", category common)  [unknown-parameter]'
+    )
+    with pytest.raises(CfEvaluationError) as missing:
+        injector.instance_parameters("std::Host", HOST, keys=["db1"], instance=lambda ref: None)
+    assert missing.value.render() == (
+        "l0.bind:9:3: error: Db::Server[db1] is bound as the parameters of std::Host[db1], "
+        "but there is no Db::Server[db1]  [parameter-source-missing]"
+    )
+    with pytest.raises(CfEvaluationError) as unmapped:
+        injector.instance_parameters("std::Host", ["name"], keys=["db1"], instance=find)
+    assert unmapped.value.render() == (
+        "l0.bind:9:3: error: the parameters of std::Host[db1] are bound to Db::Server[db1], but no "
+        "attribute has the same name in both: bind a map (bind map std::Host to Db::Server { ... }) "
+        "or give one ({ map => { ... } })  [map-required]"
+    )
+
+
+def test_variables_and_classes(injector: Injector) -> None:
+    assert injector.variables() == {"dc": "ams", "racks": [1, 2]}
+    assert injector.variable("dc") == "ams"
+    assert injector.classes() == ["ntp", "ssh"]
+    assert injector.inject("/classes") == ["ntp", "ssh"]
+
+
+def test_abstract_and_typed_variables(errors_of: Callable[..., str]) -> None:
+    text = """bindings a {
+  bind abstract variables Array[String] to ['admins', 'must_be_set']
+  bind variables Integer to { a => 10, b => 'bananas' }
+}"""
+    value = 'bindings b {\n  bind variables to { admins => "root" }\n}'
+    assert errors_of(value, text) == "\n".join(
+        [
+            'l0.bind:2:23: error: type mismatch for Data "/var/admins": expected Array[String], got String '
+            "'root' (bindings b, layer \"layer0\", category common)  [type-mismatch]",
+            'l1.bind:2:45: note: Data "/var/admins" is declared Array[String] here',
+            'l1.bind:2:55: error: a concrete binding must be provided for Data "/var/must_be_set": it is '
+            'abstract (bindings a, layer "layer1", category common)  [abstract-not-bound]',
+            "l1.bind:3:40: error: type mismatch for Data \"/var/b\": expected Integer, got String 'bananas' "
+            '(bindings a, layer "layer1", category common)  [type-mismatch]',
+        ]
+    )
