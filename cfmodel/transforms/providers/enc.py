@@ -15,8 +15,9 @@ Puppet runs an ENC), or from data the caller already has (``EncProvider(EncData(
 
 It becomes one ``bindings enc`` (``enc::classes`` ... for one part): ``include`` of the
 classes, ``bind parameters <class> to {...}`` per class with parameters, ``bind variables
-to {...}``. ``enc:``, ``enc:/`` and ``enc:/*`` are all of it; ``enc:/classes``, ``enc:/parameters``, ``enc:/variables`` one part.
-Every element's span points at its line in the file (``<enc: command node>`` for a command).
+to {...}``. ``enc:``, ``enc:/`` and ``enc:/*`` are all of it; ``enc:/classes``,
+``enc:/parameters``, ``enc:/variables`` one part. Every element's span points at its line in
+the file (``<enc: command node>`` for a command).
 
 Error codes: ``enc-failed`` (cannot read or run, exit code, invalid YAML, wrong shape),
 ``enc-unknown-part``.
