@@ -154,6 +154,7 @@ def _write(path: Path, roots: list[ModelObject]) -> None:
     fmt = get_format(path)
     if fmt.holds != "instances":
         raise CfUsageError(f"{path}: export as .xmi or .json (not {fmt.name})")
+    path.parent.mkdir(parents=True, exist_ok=True)
     write(path, roots)
 
 
@@ -191,7 +192,9 @@ def _lookup_options(parser: argparse.ArgumentParser) -> None:
     )
     group = parser.add_argument_group("hiera merges (for KEY, as puppet lookup)")
     group.add_argument("--merge", choices=["first", "unique", "hash", "deep"], help="force a merge behaviour")
-    group.add_argument("--knock-out-prefix", metavar="PREFIX", help="deep merge: the knockout prefix")
+    group.add_argument(
+        "--knock-out-prefix", metavar="PREFIX", help="deep merge: the knockout prefix (--knock-out-prefix=--)"
+    )
     group.add_argument("--sort-merged-arrays", action="store_true", help="deep merge: sort merged arrays")
     group.add_argument("--merge-hash-arrays", action="store_true", help="deep merge: merge arrays of hashes")
 
