@@ -87,7 +87,9 @@ def test_project_defaults_to_the_current_directory(
 
 
 def test_show(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "bindings", "show", str(project), "--fact", "fqdn=kermit", "--fact", "dc=ams")
+    code, out, err = run(
+        capsys, "bindings", "show", str(project), "--fact", "fqdn=kermit", "--fact", "dc=ams"
+    )
     assert (code, err) == (0, "")
     assert out.replace(str(project), "{dir}") == "\n".join(
         [
@@ -100,7 +102,7 @@ def test_show(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
             'Data "debug" = false  # {dir}/bindings/default.bind:5:3 (bindings default, layer "site", category common)',
             "Data \"greeting\" = 'hello kermit'  # {dir}/bindings/default.bind:6:24 "
             '(bindings default, layer "site", category node "kermit")',
-            'Data "names" = [\'Mary\', \'John\']  # {dir}/bindings/default.bind:3:3 (bindings default, layer "site", category common)',
+            "Data \"names\" = ['Mary', 'John']  # {dir}/bindings/default.bind:3:3 (bindings default, layer \"site\", category common)",
             'Data "the meaning of life" = 42  # {dir}/bindings/default.bind:2:3 (bindings default, layer "site", category common)',
             "",
         ]
@@ -112,7 +114,12 @@ def test_show_as_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     data = json.loads(out)
     assert code == 0
     assert data["layers"] == ["site", "modules"]
-    assert data["categories"] == {"node": None, "environment": "production", "virtual": None, "common": "true"}
+    assert data["categories"] == {
+        "node": None,
+        "environment": "production",
+        "virtual": None,
+        "common": "true",
+    }
     greeting = next(b for b in data["bindings"] if b["name"] == "greeting")
     assert greeting == {
         "type": "Data",
@@ -135,7 +142,7 @@ def test_explain(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
             "  layers consulted: site, modules",
             "  categories consulted: node (n/a), environment=production, virtual=true, common=true",
             '  not applicable: {dir}/bindings/default.bind:6:24 bind - (bindings default, layer "site", category node "kermit")',
-            "  winner: {dir}/bindings/default.bind:7:23 bind 'hello vm' (bindings default, layer \"site\", category virtual \"true\")",
+            '  winner: {dir}/bindings/default.bind:7:23 bind \'hello vm\' (bindings default, layer "site", category virtual "true")',
             "  shadowed: {dir}/bindings/default.bind:8:3 bind 'hello' (bindings default, layer \"site\", category common)",
             "  shadowed: {dir}/libs/web/bindings/default.bind:2:3 bind 'hello from web' "
             '(bindings web::default, layer "modules", category common)',
@@ -147,7 +154,12 @@ def test_explain(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "CFMODEL_DEBUG"}
     return subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+        [sys.executable, "-m", "cfmodel", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
     )
 
 
