@@ -28,11 +28,14 @@ from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
 GRAMMAR = Path(__file__).with_name("cf.tx")
 
 # Comments are blanked (same length, newlines kept) so that positions stay exact and the
-# grammar needs no comment rule. Strings and `matching /regex/` are skipped over whole.
+# grammar needs no comment rule. Strings and `matching /regex/` are skipped over whole (a
+# string's f/r prefix needs no skipping). The lookahead lets the regex engine jump to the
+# few characters where a match can start.
 _COMMENT_OR_PROTECTED = re.compile(
-    r"""(matching\s+/(?:[^/\\\n]|\\.)+/"""
-    r"""|[fr]?(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))"""
-    r"""|(\#[^\n]*|//[^\n]*)"""
+    r"""(?=[m"'\#/])"""
+    r"""(?:(matching\s+/(?:[^/\\\n]|\\.)+/"""
+    r"""|\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+    r"""|(\#[^\n]*|//[^\n]*))"""
 )
 
 # Binding power of binary operators (higher binds tighter), as in the reference compiler.

@@ -8,7 +8,8 @@ starts built once per file.
 from __future__ import annotations
 
 import bisect
-import re
+import itertools
+import operator
 
 from cfmodel.errors import Span
 
@@ -18,8 +19,9 @@ class LineIndex:
 
     def __init__(self, text: str, file: str) -> None:
         self.file = file
-        self.line_starts = [0]
-        self.line_starts.extend(m.end() for m in re.finditer("\n", text))
+        # a line starts one past the end of the one before (computed in C, not per line)
+        with_newline = map(operator.add, map(len, text.split("\n")[:-1]), itertools.repeat(1))
+        self.line_starts: list[int] = [0, *itertools.accumulate(with_newline)]
 
     def span(self, start: int, end: int) -> Span:
         """The span from offset *start* up to offset *end* (exclusive)."""
