@@ -311,7 +311,8 @@ class _Builder:
     def element_Bind(self, node: Any) -> ModelObject:  # noqa: N802
         if _get(node, "alias"):
             source, target = self.key(_get(node, "source")), self.key(_get(node, "target"))
-            obj = bm.Rebinding(kind=_get(node, "alias"), source=source, target=target)
+            kind = bm.RebindKind.getEEnumLiteral(_get(node, "alias"))
+            obj = bm.Rebinding(kind=kind, source=source, target=target)
             return self._modifiers(obj, node, "targetModifiers")
         if _get(node, "parameters"):
             return self._modifiers(self._parameters(node), node)
@@ -351,7 +352,8 @@ class _Builder:
         return self._modifiers(obj, node)
 
     def element_Rebind(self, node: Any) -> ModelObject:  # noqa: N802
-        return self._modifiers(bm.Rebinding(kind="rebind", source=self.key(_get(node, "source"))), node)
+        kind = bm.RebindKind.getEEnumLiteral("rebind")
+        return self._modifiers(bm.Rebinding(kind=kind, source=self.key(_get(node, "source"))), node)
 
     def element_Classes(self, node: Any) -> ModelObject:  # noqa: N802
         obj = bm.ClassesBinding(exclude=_get(node, "kind") == "exclude")

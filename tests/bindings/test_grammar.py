@@ -54,6 +54,8 @@ def dump(obj: object, indent: str = "") -> list[str]:
                     lines.extend(dump(item, indent + "    "))
             else:
                 lines.append(f"{indent}  {feature.name}: {value}")
+        elif type(value).__name__ == "EEnumLiteral":
+            lines.append(f"{indent}  {feature.name}: {value.name!r}")  # type: ignore[attr-defined]
         elif hasattr(value, "eClass"):
             lines.append(f"{indent}  {feature.name}:")
             lines.extend(dump(value, indent + "    "))
