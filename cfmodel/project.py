@@ -19,6 +19,7 @@ default ``libs``), then among cfmodel's built-in modules (``std``).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -245,8 +246,18 @@ class _Loader:
                 self.request(statement.name.text, statement.name.span)
 
 
-def load_project(path: Path | str = ".", cache: ParseCache | None = None) -> Project:
+def load_project(
+    path: Path | str = ".",
+    cache: ParseCache | None = None,
+    *,
+    main: Path | None = None,
+    module_path: Sequence[Path] | None = None,
+) -> Project:
     """Load the project at *path* and every namespace it imports.
+
+    *main* (default ``<path>/main.cf``) and *module_path* (default: ``project.yml``'s
+    ``modulepath``) let a caller that chose them already, such as an environment
+    (`cfmodel.transforms.request`), override the project's own settings.
 
     Raises:
         CfLoadError: the project itself cannot be found or read.
@@ -257,11 +268,13 @@ def load_project(path: Path | str = ".", cache: ParseCache | None = None) -> Pro
         raise CfLoadError(f"no such project directory: {root}", None, "load")
     if root.is_file():
         raise CfLoadError(f"{root} is a file, expected a project directory (with main.cf)", None, "load")
-    main = root / "main.cf"
-    if not main.is_file():
-        raise CfLoadError(f"{root} is not a project: it has no main.cf", None, "load")
-    name, module_path = _read_project_settings(root)
-    project = Project(root, name, main, module_path)
+    main_file = main if main is not None else root / "main.cf"
+    if not main_file.is_file():
+        if main is None:
+            raise CfLoadError(f"{root} is not a project: it has no main.cf", None, "load")
+        raise CfLoadError(f"no such main file: {main_file}", None, "load")
+    name, settings_path = _read_project_settings(root)
+    project = Project(root, name, main_file, list(module_path) if module_path is not None else settings_path)
     loader = _Loader(project, cache)
     loader.run()
     loader.diagnostics.raise_if_errors()

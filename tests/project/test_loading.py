@@ -198,3 +198,27 @@ def test_corrupt_cache_entry_is_ignored(tmp_path: Path) -> None:
             entry.write_bytes(b"garbage")
     project = load_project(tmp_path, ParseCache(tmp_path / "cache"))
     assert len(project.namespaces["__config__"].tree.statements) == 1
+
+
+def test_an_explicit_main_file_and_module_path_override_the_project_settings(tmp_path: Path) -> None:
+    (tmp_path / "project.yml").write_text("name: p\nmodulepath: nowhere\n", encoding="utf-8")
+    (tmp_path / "main.cf").write_text("import absent\n", encoding="utf-8")
+    (tmp_path / "envs" / "staging").mkdir(parents=True)
+    (tmp_path / "envs" / "staging" / "site.cf").write_text("import m\n", encoding="utf-8")
+    module = tmp_path / "mods" / "m"
+    (module / "model").mkdir(parents=True)
+    (module / "module.yaml").write_text("name: m\n", encoding="utf-8")
+    (module / "model" / "_init.cf").write_text("x = 1\n", encoding="utf-8")
+    project = load_project(
+        tmp_path, None, main=tmp_path / "envs" / "staging" / "site.cf", module_path=[tmp_path / "mods"]
+    )
+    assert project.name == "p"
+    assert sorted(project.namespaces) == ["__config__", "m", "std"]
+    assert project.namespaces["__config__"].file == tmp_path / "envs" / "staging" / "site.cf"
+
+
+def test_an_explicit_main_file_that_does_not_exist_is_named(tmp_path: Path) -> None:
+    (tmp_path / "main.cf").write_text("", encoding="utf-8")
+    with pytest.raises(CfLoadError) as caught:
+        load_project(tmp_path, None, main=tmp_path / "other.cf")
+    assert caught.value.render() == f"error: no such main file: {tmp_path / 'other.cf'}  [load]"
