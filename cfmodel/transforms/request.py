@@ -54,7 +54,7 @@ from cfmodel.grammars.bindings import parse_file as parse_bindings_file
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
-from cfmodel.project import Project, _Loader
+from cfmodel.project import Project, load_project
 from cfmodel.serializers import ncname_id
 from cfmodel.transforms.compose import (
     Category,
@@ -571,21 +571,14 @@ def _paths(paths: Sequence[Path]) -> str:
 def load_target(target: CompileTarget, cache: ParseCache | None = None) -> Project:
     """Load the target's main file and every namespace it imports, with its module path.
 
-    ``cfmodel.project.load_project(dir)`` takes ``main.cf`` and ``project.yml``'s module path
-    from the directory; a target may name another main file and module path, so this builds
-    the same ``Project`` with them (docs/environments.md: the change asked of project.py).
-
     Raises:
         CfLoadError: the main file is missing.
         CfCompileError: files that cannot be loaded or parsed (all of them).
     """
     if not target.main.is_file():
         raise CfLoadError(f"no such main file: {target.main}", None, "main-not-found")
-    project = Project(target.project_dir, _project_name(target), target.main, list(target.module_path))
-    loader = _Loader(project, cache)
-    loader.run()
-    loader.diagnostics.raise_if_errors()
-    project.namespaces = dict(sorted(project.namespaces.items()))
+    project = load_project(target.project_dir, cache, main=target.main, module_path=target.module_path)
+    project.name = _project_name(target)
     return project
 
 
