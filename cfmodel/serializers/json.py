@@ -170,14 +170,14 @@ class _Reader:
     def document(self, items: list[Any]) -> Document:
         roots = [self.create(item, None) for item in items]
         targets = linking.Targets(roots, self.by_id)
-        paired: list[tuple[EObject, Any, EObject]] = []
+        links = linking.Linker()
         for obj, f, tokens in self.pending:
             found = [self.find(targets, t) for t in tokens]
-            linking.set_references(obj, f, found)
-            if f.eOpposite is not None:
-                paired.extend((obj, f, t) for t in found)
-        for obj, f, t in paired:
-            linking.ensure_back(obj, f, t)
+            bad = links.set_references(obj, f, found)
+            if bad is not None:
+                message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
+                raise _fail(self.name, message)
+        links.add_missing_opposites()
         return Document(roots, self.ids, attach(self.rset, self.name, roots))
 
     def find(self, targets: linking.Targets, token: Any) -> EObject:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EObject
 
-from cfmodel.serializers import canonical, model
+from cfmodel.serializers import canonical, fastpath, model
 
 
 class Fragments:
@@ -63,8 +63,116 @@ def set_single(obj: EObject, f: Any, value: Any) -> None:
     obj.__dict__[f.name]._set(value, update_opposite=False)
 
 
+class _Feature:
+    """What linking needs to know about a reference, read once from PyEcore."""
+
+    __slots__ = ("containment", "etype", "f", "key", "many", "opp", "opp_containment", "opp_many",
+                 "opp_unique", "unique")
+
+    def __init__(self, f: Any) -> None:
+        self.f = f
+        self.key = f._name
+        self.etype = f.eType
+        self.containment = bool(f.containment)
+        self.many = bool(f.many)
+        self.unique = bool(f.unique)
+        self.opp = opp = f.eOpposite
+        self.opp_many = bool(opp is not None and opp.many)
+        self.opp_unique = bool(opp is not None and opp.unique)
+        self.opp_containment = bool(opp is not None and opp.containment)
+
+
+class Linker:
+    """Sets the references a reader found, on the objects it just built.
+
+    `set_references` sets exactly what the file lists, in order (a unique collection
+    skips repeats); `add_missing_opposites` then adds the other side of every
+    bidirectional reference the file left out, once. Targets must conform to the
+    feature's type. One-way references also go into PyEcore's inverse-reference index.
+    Cost: O(1) per reference (membership in non-unique opposite lists is tracked in sets).
+    """
+
+    def __init__(self) -> None:
+        self.paired: list[tuple[EObject, _Feature, EObject]] = []
+        self.conforming: dict[tuple[type, int], bool] = {}
+        self.members: dict[tuple[int, int], set[int]] = {}
+        self.features: dict[int, _Feature] = {}
+
+    def feature(self, f: Any) -> _Feature:
+        info = self.features.get(id(f))
+        if info is None or info.f is not f:
+            info = self.features[id(f)] = _Feature(f)
+        return info
+
+    def conforms(self, t: EObject, etype: Any) -> bool:
+        key = (type(t), id(etype))
+        ok = self.conforming.get(key)
+        if ok is None:
+            ok = self.conforming[key] = fastpath.conforms(t, etype)
+        return ok
+
+    def set_references(self, obj: EObject, f: Any, targets: list[EObject]) -> EObject | None:
+        """Set `obj.f` to `targets`; returns a target of the wrong type (nothing set) or None."""
+        info = self.feature(f)
+        for t in targets:
+            if not self.conforms(t, info.etype):
+                return t
+        opp = info.opp
+        if info.containment:  # odd (EMF writes containment by nesting): PyEcore moves the targets
+            set_references(obj, f, targets)
+        elif info.many:
+            coll = fastpath.collection(obj, f)
+            unique = info.unique
+            for t in targets:
+                if not unique or t not in coll:
+                    fastpath.add_item(obj, f, coll, t)
+                    if opp is None:
+                        fastpath.note_inverse(t, obj, f)
+        elif targets:
+            t = targets[-1]
+            fastpath.set_reference(obj, f, t)
+            if opp is None:
+                fastpath.note_inverse(t, obj, f)
+        if opp is not None:
+            self.paired.extend((obj, info, t) for t in targets)
+        return None
+
+    def add_missing_opposites(self) -> None:
+        members_of = self.members
+        for obj, info, target in self.paired:
+            opp = info.opp
+            if info.opp_containment:  # odd (a container listed as a reference): PyEcore moves `obj`
+                _ensure_back(obj, opp, target)
+                continue
+            if not info.opp_many:
+                if fastpath.single(target, opp) is not obj:
+                    fastpath.set_reference(target, opp, obj)
+                continue
+            back = fastpath.collection(target, opp)
+            if info.opp_unique:  # an ordered set: O(1) membership
+                if obj not in back:
+                    fastpath.add_item(target, opp, back, obj)
+                continue
+            key = (id(target), id(opp))
+            members = members_of.get(key)
+            if members is None:
+                members = members_of[key] = {id(x) for x in back}
+            if id(obj) not in members:
+                fastpath.add_item(target, opp, back, obj)
+                members.add(id(obj))
+
+
+def _ensure_back(obj: EObject, opp: Any, target: EObject) -> None:
+    if opp.many:
+        back = target.eGet(opp)
+        if obj not in back:
+            back.append(obj, update_opposite=False)
+    elif target.eGet(opp) is not obj:
+        set_single(target, opp, obj)
+
+
 def set_references(obj: EObject, f: Any, targets: list[EObject]) -> None:
-    """Set exactly what the file lists; opposites are handled by `_ensure_back`."""
+    """Set exactly what the file lists through PyEcore's API (the slow, general path)."""
     update = f.eOpposite is None  # keeps PyEcore's inverse-reference index for one-way refs
     if f.many:
         coll = obj.eGet(f)
@@ -74,17 +182,6 @@ def set_references(obj: EObject, f: Any, targets: list[EObject]) -> None:
     elif targets:
         obj.eGet(f)
         obj.__dict__[f.name]._set(targets[-1], update_opposite=update)
-
-
-def ensure_back(obj: EObject, f: Any, target: EObject) -> None:
-    """Add the other side of a bidirectional reference when the file left it out."""
-    opp = f.eOpposite
-    if opp.many:
-        back = target.eGet(opp)
-        if obj not in back:
-            back.append(obj, update_opposite=False)
-    elif target.eGet(opp) is not obj:
-        set_single(target, opp, obj)
 
 
 class Positions:
@@ -121,8 +218,7 @@ class Positions:
         value = obj.eGet(f)
         if not f.many:
             return value
-        items = list(value)
-        return items[int(index)] if index.isdigit() and int(index) < len(items) else None
+        return value[int(index)] if index.isdigit() and int(index) < len(value) else None
 
 
 class IdAttributes:

@@ -19,9 +19,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EObject, EPackage
+from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError, Note
-from cfmodel.serializers import datatypes, model
+from cfmodel.serializers import datatypes, fastpath, model
 
 MAX_REPORTED = 20
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
@@ -187,23 +188,131 @@ def _check_reference(f: Any, where: str, problems: list[str]) -> None:
 
 def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
                   cache: model.FeatureCache | None = None) -> None:
-    """Check a whole document (`objects` in pre-order) before it is written."""
+    """Check a whole document (`objects` in pre-order) before it is written.
+
+    Each object is first checked by its class's `_Rules` (no message built; most objects
+    pass); one that does not pass is checked again feature by feature to say why.
+    """
     features = cache or model.FeatureCache()
     problems: list[str] = []
     inside = {id(o) for o in objects}
     _check_ids(ids, problems)
     id_attrs: dict[tuple[int, Any], str] = {}
+    rules: dict[type, _Rules] = {}
+    pairs = _Pairs()
     for index, obj in enumerate(objects):
-        where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
-        if obj.eClass.abstract:
-            problems.append(f"{where}: class {obj.eClass.name} is abstract")
-        for f in features.persistent(obj.eClass):
-            _check_value(obj, f, f"{where}.{f.name}", inside, problems)
-            if isinstance(f, EAttribute) and f.iD:
-                _check_id_attribute(obj, f, where, id_attrs, problems)
+        r = rules.get(type(obj))
+        if r is None:
+            r = rules[type(obj)] = _Rules(obj.eClass, features)
+        if r.clean(obj, inside, pairs):
+            continue
+        _check_object(obj, index, ids, features, inside, id_attrs, pairs, problems)
         if len(problems) > MAX_REPORTED:
             break
     fail("model cannot be written", "invalid-model", problems)
+
+
+class _Pairs:
+    """Does a target list an object back in the opposite feature? O(1) per question."""
+
+    def __init__(self) -> None:
+        self.members: dict[tuple[int, int], set[int]] = {}
+
+    def paired(self, target: EObject, opp: Any, opp_many: bool, opp_unique: bool, obj: EObject) -> bool:
+        if not opp_many:
+            return bool(fastpath.single(target, opp) is obj)
+        back = fastpath.items(target, opp)
+        if opp_unique:  # an ordered set
+            return bool(obj in back)
+        key = (id(target), id(opp))
+        members = self.members.get(key)
+        if members is None:
+            members = self.members[key] = {id(x) for x in back}
+        return id(obj) in members
+
+
+class _Rules:
+    """What every object of one class must satisfy, in a form that is quick to check."""
+
+    __slots__ = ("many", "single_attrs", "single_refs", "slow")
+
+    def __init__(self, eclass: Any, features: model.FeatureCache) -> None:
+        persistent = features.persistent(eclass)
+        # Abstract classes and iD attributes always take the detailed path.
+        self.slow = bool(eclass.abstract) or any(isinstance(f, EAttribute) and f.iD for f in persistent)
+        self.single_attrs: list[tuple[Any, str, bool, Any]] = []
+        self.single_refs: list[tuple[Any, str, bool, Any, bool, bool]] = []
+        self.many: list[tuple[Any, str, int, int, Any, Any, bool, bool]] = []
+        for f in persistent:
+            attr = isinstance(f, EAttribute)
+            check = datatypes.codec_for(f.eType).check if attr else None
+            opp = None if attr else f.eOpposite
+            opp_many = bool(opp is not None and opp.many)
+            opp_unique = bool(opp is not None and opp.unique)
+            if f.many:
+                self.many.append((f, f._name, f.lowerBound, f.upperBound, check, opp, opp_many, opp_unique))
+                continue
+            required = f.lowerBound > 0 and model.default_of(f) is None
+            if attr:
+                self.single_attrs.append((f, f._name, required, check))
+            else:
+                self.single_refs.append((f, f._name, required, opp, opp_many, opp_unique))
+
+    def clean(self, obj: EObject, inside: set[int], pairs: _Pairs) -> bool:
+        if self.slow:
+            return False
+        d = obj.__dict__
+        isset = obj._isset
+        for f, name, required, check in self.single_attrs:
+            v = None
+            if f in isset:
+                h = d.get(name)
+                v = h._value if type(h) is EValue else obj.eGet(f)
+            if v is None:
+                if required:
+                    return False
+            elif not check(v):
+                return False
+        for f, name, required, opp, opp_many, opp_unique in self.single_refs:
+            v = None
+            if f in isset:
+                h = d.get(name)
+                v = h._value if type(h) is EValue else obj.eGet(f)
+            if v is None:
+                if required:
+                    return False
+            elif id(v) not in inside or (
+                opp is not None and not pairs.paired(v, opp, opp_many, opp_unique, obj)
+            ):
+                return False
+        for f, _name, lower, upper, check, opp, opp_many, opp_unique in self.many:
+            values = fastpath.items(obj, f)
+            n = len(values)
+            if n < lower or (upper > 0 and n > upper):
+                return False
+            if check is not None:
+                for v in values:
+                    if not check(v):
+                        return False
+            else:
+                for v in values:
+                    if id(v) not in inside:
+                        return False
+                    if opp is not None and not pairs.paired(v, opp, opp_many, opp_unique, obj):
+                        return False
+        return True
+
+
+def _check_object(obj: EObject, index: int, ids: Mapping[EObject, str], features: model.FeatureCache,
+                  inside: set[int], id_attrs: dict[tuple[int, Any], str], pairs: _Pairs,
+                  problems: list[str]) -> None:
+    where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
+    if obj.eClass.abstract:
+        problems.append(f"{where}: class {obj.eClass.name} is abstract")
+    for f in features.persistent(obj.eClass):
+        _check_value(obj, f, f"{where}.{f.name}", inside, pairs, problems)
+        if isinstance(f, EAttribute) and f.iD:
+            _check_id_attribute(obj, f, where, id_attrs, problems)
 
 
 def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
@@ -230,7 +339,8 @@ def _check_id_attribute(obj: EObject, f: Any, where: str, seen: dict[tuple[int, 
         seen[key] = where
 
 
-def _check_value(obj: EObject, f: Any, where: str, inside: set[int], problems: list[str]) -> None:
+def _check_value(obj: EObject, f: Any, where: str, inside: set[int], pairs: _Pairs,
+                 problems: list[str]) -> None:
     if f.many:
         values = list(obj.eGet(f))
         n = len(values)
@@ -246,19 +356,14 @@ def _check_value(obj: EObject, f: Any, where: str, inside: set[int], problems: l
         bad = [v for v in values if not codec.check(v)]
         problems.extend(f"{where}: value {v!r} is not a valid {codec.name}" for v in bad)
     else:
-        _check_targets(obj, f, values, where, inside, problems)
+        _check_targets(obj, f, values, where, inside, pairs, problems)
 
 
-def _check_targets(obj: EObject, f: Any, values: list[Any], where: str, inside: set[int],
+def _check_targets(obj: EObject, f: Any, values: list[Any], where: str, inside: set[int], pairs: _Pairs,
                    problems: list[str]) -> None:
     opp = f.eOpposite
     for v in values:
         if not isinstance(v, EObject) or id(v) not in inside:
             problems.append(f"{where}: target {v!r} is not an object of this document")
-        elif opp is not None and not _paired(v, opp, obj):
+        elif opp is not None and not pairs.paired(v, opp, bool(opp.many), bool(opp.unique), obj):
             problems.append(f"{where}: target {v.eClass.name} does not list it back in {opp.name}")
-
-
-def _paired(target: EObject, opp: Any, obj: EObject) -> bool:
-    back = target.eGet(opp)
-    return bool(obj in back) if opp.many else back is obj

@@ -11,6 +11,7 @@ than ``max_depth`` are refused. Every refusal and every syntax error is a
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -43,6 +44,11 @@ def _refuse(name: str, message: str, code: str, line: int | None = None) -> CfSe
 
 def parse_file(path: Path | str, limits: XmlLimits = XmlLimits()) -> etree._ElementTree:
     """Read and parse a file within the limits (size checked before reading)."""
+    return parse_bytes(read_file(path, limits), str(path), limits)
+
+
+def read_file(path: Path | str, limits: XmlLimits = XmlLimits()) -> bytes:
+    """A file's bytes, refused before reading when it is over ``limits.max_bytes``."""
     name = str(path)
     try:
         size = os.stat(path).st_size
@@ -52,7 +58,7 @@ def parse_file(path: Path | str, limits: XmlLimits = XmlLimits()) -> etree._Elem
             data = fh.read(limits.max_bytes + 1)
     except OSError as exc:
         raise CfSerializationError(f"cannot read: {exc.strerror}", _span(name), code="io") from exc
-    return parse_bytes(data, name, limits)
+    return data
 
 
 def parse_bytes(data: bytes, name: str = "<bytes>", limits: XmlLimits = XmlLimits()) -> etree._ElementTree:
@@ -95,12 +101,32 @@ def _refuse_entity_declarations(data: bytes, name: str) -> None:
 
 
 def _check_depth(root: etree._Element, name: str, max_depth: int) -> None:
+    if max_depth <= _XPATH_MAX_STEPS:
+        # One XPath step per level, evaluated in C: linear in the number of elements.
+        found = _deeper_than(max_depth)(root)
+        too_deep = found[0] if found else None
+    else:
+        too_deep = _walk_deeper_than(root, max_depth)
+    if too_deep is not None:
+        message = f"elements nest deeper than {max_depth} levels"
+        raise _refuse(name, message, "too-deep", too_deep.sourceline)
+
+
+_XPATH_MAX_STEPS = 1000  # libxml2's XPath recursion limit is a little above this
+
+
+@functools.lru_cache(maxsize=8)
+def _deeper_than(max_depth: int) -> etree.XPath:
+    return etree.XPath("(" + "/*" * (max_depth + 1) + ")[1]")
+
+
+def _walk_deeper_than(root: etree._Element, max_depth: int) -> etree._Element | None:
     depth = 0
     for event, el in etree.iterwalk(root, events=("start", "end")):
         if event == "start":
             depth += 1
             if depth > max_depth:
-                message = f"elements nest deeper than {max_depth} levels"
-                raise _refuse(name, message, "too-deep", el.sourceline)
+                return el
         else:
             depth -= 1
+    return None

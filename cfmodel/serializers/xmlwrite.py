@@ -19,6 +19,9 @@ _ATTR_MAP = {
 }
 
 
+find_attr_special = _ATTR_SPECIAL.search  # None: the value needs no escaping
+
+
 def escape_attr(value: str) -> str:
     if _ATTR_SPECIAL.search(value) is None:
         return value
