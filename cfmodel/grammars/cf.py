@@ -6,6 +6,11 @@ resolved (that is the resolve pass); binary operators have their precedence appl
 Errors: `CfSyntaxError` with code ``syntax`` (grammar), ``fstring``, ``call``,
 ``constructor``, ``query`` or ``is-defined`` (constructs the grammar admits but the
 language does not). Syntax errors stop at the first one in a file.
+
+How: comments are blanked; the text is parsed by the Python code `peg` compiles from the
+parser textX builds for `cf.tx`, which yields objects shaped like textX's model; only when
+that parse fails does textX's own parser run, for its description of what was expected
+where. `_Builder` turns either kind of model into `nodes`.
 """
 
 from __future__ import annotations
