@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from cfmodel.errors import CfEvaluationError
+from cfmodel.errors import CfEvaluationError, CfModelError
 from cfmodel.transforms.compose import ComposeOptions, Injector, NestingRule, TypeValue, parse_type
 
 Build = Callable[..., Injector]
@@ -354,3 +354,71 @@ def test_explain_names_layers_categories_winner_and_shadowed(build: Build) -> No
         '  not applicable: l1.bind:3:23 bind - (bindings l, layer "layer1", category node "piggy")\n'
         '  shadowed: l1.bind:2:3 bind 1 (bindings l, layer "layer1", category common)'
     )
+
+
+@pytest.mark.parametrize(
+    ("categories", "order"),
+    [
+        ("", ["node", "environment", "common"]),
+        ("virtual => $::v", ["node", "virtual", "environment", "common"]),
+        ("environment => true, virtual => $::v", ["node", "environment", "virtual", "common"]),
+        ("rack => $::r, node => $::certname", ["rack", "node", "environment", "common"]),
+        ("node => $::certname, environment => true, rack => $::r", ["node", "environment", "rack", "common"]),
+    ],
+)
+def test_implicit_categories_node_first_environment_above_common(
+    build: Build, categories: str, order: list[str]
+) -> None:
+    site = f"site {{ categories {{ {categories} }} }}" if categories else None
+    injector = build('bindings a { bind "x" to 1 }', site=site, facts={"fqdn": "f", "certname": "c"})
+    assert [name for name, _, _ in injector.category_values()] == order
+    ranks = [rank for _, rank, _ in injector.category_values()]
+    assert ranks == sorted(ranks, reverse=True) and ranks[-1] == 0
+    values = {name: value for name, _, value in injector.category_values()}
+    assert values["node"] == ("c" if "certname" in categories else "f")
+    assert (values["environment"], values["common"]) == ("production", "true")
+
+
+def test_one_preparation_serves_many_requests(build: Build) -> None:
+    from cfmodel.grammars.bindings import parse_str
+    from cfmodel.transforms.compose import LayerInput, prepare
+
+    parsed = parse_str(
+        "bindings a {\n  bind 'x' to 'common'\n  when node 'kermit' { bind 'x' to \"node $::fqdn\" }\n}",
+        "a.bind",
+    )
+    prepared = prepare([LayerInput("site", parsed.named_bindings)], parsed.spans)
+    kermit, piggy = prepared.injector({"fqdn": "kermit"}), prepared.injector({"fqdn": "piggy"})
+    assert (kermit.lookup("x"), piggy.lookup("x")) == ("node kermit", "common")
+    assert prepared.size == 2
+    broken = parse_str("bindings a {\n  when rack 'r1' { bind 'x' to 1 }\n}", "b.bind")
+    prepared = prepare([LayerInput("site", broken.named_bindings)], broken.spans)
+    for facts in ({}, {"fqdn": "kermit"}):
+        with pytest.raises(CfModelError) as caught:
+            prepared.injector(facts)
+        assert caught.value.render() == (
+            'b.bind:2:8: error: unknown category "rack" (bindings a, layer "site"; the categories are: '
+            "node, environment)  [unknown-category]"
+        )
+
+
+def test_operators_and_functions_in_values(build: Build) -> None:
+    text = """bindings a {
+  bind "sum" to 1 + 2 - 1 == 2
+  bind "concat" to [1] + [2, 3] - [2]
+  bind "merged" to merge({ 'a' => 1 }, { 'b' => 2 }) + { 'c' => 3 }
+  bind "text" to join(sort(unique(['b', 'a', 'b'])), '-') + upcase("!x")
+  bind "keys" to keys(deep_merge({ 'a' => { 'b' => 1 } }, { 'a' => { 'c' => 2 }, '--a' => 0 }, '--'))
+  bind "cond" to unless $::missing { 'no fact' } else { 'fact' }
+  bind "not" to !($::missing == undef)
+  bind "len" to length([1, 2, 3]) + size('ab')
+}"""
+    injector = build(text)
+    assert injector.lookup("sum") is True
+    assert injector.lookup("concat") == [1, 3]
+    assert injector.lookup("merged") == {"a": 1, "b": 2, "c": 3}
+    assert injector.lookup("text") == "a-b!X"
+    assert injector.lookup("keys") == []
+    assert injector.lookup("cond") == "no fact"
+    assert injector.lookup("not") is False
+    assert injector.lookup("len") == 5

@@ -283,3 +283,44 @@ def test_syntax_errors_render_with_position_and_expectation(text: str, expected:
         parse_str(text, "f.bind")
     assert caught.value.render() == expected
     assert caught.value.__cause__ is not None
+
+
+def test_comments_are_blanked_and_positions_stay_exact() -> None:
+    text = "# a comment with 'quotes' and bind\nbindings a { /* block\n comment */ bind \"x#y\" to '/*z*/' # tail\n}"
+    parsed = parse_str(text, "c.bind")
+    binding = parsed.named_bindings[0].elements[0]
+    assert (binding.key.name, binding.producer.value.value) == ("x#y", "/*z*/")
+    assert str(parsed.spans.get(binding)) == "c.bind:3:13-3:34"
+
+
+def test_namespaced_entity_types_and_instances() -> None:
+    text = """bindings a {
+  bind parameters std::Host to { os => 'linux' }
+  bind parameters my::mod::Web['w 1'] to Db::Server['one']
+  bind std::Host, "primary" to std::Host['web1']
+  bind parameters apache::server to { port => 80 }
+}"""
+    elements = parse_str(text, "a.bind").named_bindings[0].elements
+    targets = [(e.target.name, e.target.title) for e in elements if bm.class_name(e) == "ParametersBinding"]
+    assert targets == [("std::Host", None), ("my::mod::Web", "w 1"), ("Class", "apache::server")]
+    assert (elements[2].key.type.name, elements[2].producer.type.title) == ("std::Host", "web1")
+
+
+def test_operators_bind_as_usual() -> None:
+    value = parse_str('bindings a { bind "x" to 1 + 2 == 3 - !$y }', "a.bind").named_bindings[0].elements[0]
+    expr = value.producer.value
+    assert (expr.op, expr.left.op, expr.right.op, bm.class_name(expr.right.right)) == (
+        "==",
+        "+",
+        "-",
+        "NotOp",
+    )
+
+
+def test_only_names_can_be_called() -> None:
+    with pytest.raises(CfSyntaxError) as caught:
+        parse_str('bindings a {\n  bind "x" to "f"(1)\n}', "a.bind")
+    assert (
+        caught.value.render()
+        == 'a.bind:2:15: error: "f" cannot be called (only a function name can)  [syntax]'
+    )
