@@ -559,10 +559,15 @@ class _Compiler:
                 continue
             seen.add(id(node))
             stack.extend(node.nodes)
+            if getattr(node, "sep", None) is not None:
+                stack.append(node.sep)
             if isinstance(node, OrderedChoice) and any(self._nonnull_empty(alt) for alt in node.nodes):
                 raise UnsupportedGrammarError("a choice alternative that matches nothing yet counts")
             if self._truthy_empty(node):
                 raise UnsupportedGrammarError("an expression that matches nothing yet counts")
+            if isinstance(node, OneOrMore) and self.can_match_empty(node.nodes[0]):
+                # Arpeggio's `(x?)+` succeeds with nothing; this compiler counts matches
+                raise UnsupportedGrammarError("a one-or-more repetition of something that can match nothing")
             top = node is self.model or node is self.model.nodes[0]
             if not top and _is_rule(node) and self.can_match_empty(node):
                 raise UnsupportedGrammarError(f"rule {node.rule_name} can match nothing")
