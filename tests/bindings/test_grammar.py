@@ -324,3 +324,13 @@ def test_only_names_can_be_called() -> None:
         caught.value.render()
         == 'a.bind:2:15: error: "f" cannot be called (only a function name can)  [syntax]'
     )
+
+
+def test_the_docs_list_the_grammar_verbatim() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    docs = (root / "docs" / "bindings.md").read_text(encoding="utf-8")
+    grammar = (root / "cfmodel" / "grammars" / "bindings.tx").read_text(encoding="utf-8")
+    listed = docs.split("## The grammar (`cfmodel/grammars/bindings.tx`, verbatim)\n\n```\n", 1)[1]
+    assert listed.rsplit("```", 1)[0] == grammar
