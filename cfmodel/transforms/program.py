@@ -65,11 +65,17 @@ class Typedef:
     def qualified_name(self) -> str:
         return f"{self.namespace.name}::{self.name}"
 
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"Typedef({self.qualified_name})"
+
 
 @dataclass(slots=True, eq=False)
 class ConstructorTypedef:
     entity: EntityType
     arguments: list[nodes.KeywordArgument]
+
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"ConstructorTypedef({self.entity.qualified_name})"
 
 
 @dataclass(slots=True, eq=False)
@@ -97,6 +103,9 @@ class EnumType:
             current = self.values.get(current)
         return False
 
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"EnumType({self.qualified_name})"
+
 
 BaseType: TypeAlias = Primitive | Typedef | EnumType
 
@@ -104,6 +113,7 @@ BaseType: TypeAlias = Primitive | Typedef | EnumType
 @dataclass(slots=True, eq=False)
 class TypeSpec:
     """An attribute's type: a base type, many-valued (``T[]``) and/or nullable (``T?``)."""
+
 
     base: BaseType
     multi: bool = False
@@ -113,10 +123,14 @@ class TypeSpec:
     def __str__(self) -> str:
         return f"{self.base.qualified_name}{'[]' if self.multi else ''}{'?' if self.nullable else ''}"
 
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"TypeSpec({self})"
+
 
 @dataclass(slots=True, eq=False)
 class Attribute:
     """A typed attribute of an entity. ``default`` is an expression, `UNDEF` or None."""
+
 
     name: str
     type: TypeSpec
@@ -132,6 +146,9 @@ class Attribute:
     @property
     def has_default(self) -> bool:
         return self.default is not None and not isinstance(self.default, nodes.Undef)
+
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"Attribute({self.entity.qualified_name}.{self.name}: {self.type})"
 
 
 @dataclass(slots=True, eq=False)
@@ -157,19 +174,27 @@ class RelationEnd:
     def many(self) -> bool:
         return self.upper is None or self.upper > 1
 
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"RelationEnd({self.entity.qualified_name}.{self.name} -> {self.target.qualified_name})"
+
 
 @dataclass(slots=True, eq=False)
 class Index:
     """``index E(a, b)``: the attributes (or relation ends) that identify an instance."""
 
+
     entity: EntityType
     attributes: list[str]
     span: Span
+
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"Index({self.entity.qualified_name}({', '.join(self.attributes)}))"
 
 
 @dataclass(slots=True, eq=False)
 class Implementation:
     """``implementation name for E: … end`` (or an anonymous block after a constructor)."""
+
 
     name: str
     namespace: LinkedNamespace
@@ -181,6 +206,9 @@ class Implementation:
     @property
     def qualified_name(self) -> str:
         return f"{self.namespace.name}::{self.name}"
+
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"Implementation({self.qualified_name} for {self.entity.qualified_name})"
 
 
 @dataclass(slots=True, eq=False)
@@ -197,10 +225,14 @@ class ImplementRule:
     namespace: LinkedNamespace
     span: Span
 
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"ImplementRule({self.entity.qualified_name} using {[i.name for i in self.implementations]})"
+
 
 @dataclass(slots=True, eq=False)
 class EntityType:
     """An entity and everything declared on it; the inherited view is computed once."""
+
 
     name: str
     namespace: LinkedNamespace
@@ -255,6 +287,9 @@ class EntityType:
         self.all_attributes = attributes
         self.all_relations = relations
         self.all_indexes = indexes
+
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"EntityType({self.qualified_name})"
 
 
 Definition: TypeAlias = EntityType | Typedef | EnumType | Implementation
@@ -323,10 +358,14 @@ class LinkedNamespace:
         found = self.definition(name)
         return None if isinstance(found, Implementation) else found
 
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"LinkedNamespace({self.name})"
+
 
 @dataclass(slots=True, eq=False)
 class LinkedProgram:
     """Every namespace of a project, linked. ``main`` is the project's ``main.cf``."""
+
 
     name: str
     namespaces: dict[str, LinkedNamespace]
@@ -342,6 +381,9 @@ class LinkedProgram:
         """Every entity, namespaces in name order, entities in declaration order."""
         for name in sorted(self.namespaces):
             yield from self.namespaces[name].entities.values()
+
+    def __repr__(self) -> str:  # compact: the object graph is cyclic and large
+        return f"LinkedProgram({self.name}, {len(self.namespaces)} namespaces)"
 
 
 def dump_program(program: LinkedProgram, skip: tuple[str, ...] = ("std",)) -> str:

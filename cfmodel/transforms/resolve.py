@@ -400,7 +400,7 @@ class _Resolver:
         found = ns.definition(name.text)
         if found is not None:
             return found
-        prefix, _, local = name.text.rpartition("::")
+        prefix = name.text.rpartition("::")[0]
         if prefix and prefix not in ns.imports:
             loaded = prefix in self.program.namespaces
             hint = (
@@ -434,8 +434,8 @@ class _Resolver:
         if isinstance(found, p.Typedef) and found.constructor is not None:
             self.error(
                 name.span,
-                f"'{name.text}' is a constructor typedef (an alias of {found.constructor.entity.qualified_name}), "
-                f"not an entity; {role} must be an entity",
+                f"'{name.text}' is a constructor typedef (an alias of "
+                f"{found.constructor.entity.qualified_name}), not an entity; {role} must be an entity",
                 "not-an-entity",
             )
             return None
@@ -531,7 +531,7 @@ class _Resolver:
         found = self.lookup(ns, name, (p.Typedef, p.EnumType), "type", "unknown-type", ATTRIBUTE_TYPES)
         if found is None:
             return None
-        if isinstance(found, p.Typedef) and found.constructor is None or isinstance(found, p.EnumType):
+        if (isinstance(found, p.Typedef) and found.constructor is None) or isinstance(found, p.EnumType):
             return found
         what = "a constructor typedef" if isinstance(found, p.Typedef) else kind_of(found)
         hint = "; entities are used through relations" if isinstance(found, p.EntityType | p.Typedef) else ""
@@ -693,8 +693,8 @@ class _Resolver:
             if entity is not None and found.entity.name != "?" and not entity.is_subtype_of(found.entity):
                 self.error(
                     name.span,
-                    f"cannot use {found.qualified_name} as implementation for {entity.qualified_name} because its "
-                    f"implementing type is {found.entity.qualified_name}",
+                    f"cannot use {found.qualified_name} as implementation for {entity.qualified_name} "
+                    f"because its implementing type is {found.entity.qualified_name}",
                     "implementation-mismatch",
                 )
                 continue
@@ -802,9 +802,9 @@ class _Resolver:
                 if inherited is not None and str(inherited.type) != str(attr.type):
                     self.error(
                         attr.name_span,
-                        f"attribute '{name}' of {entity.qualified_name} ({attr.type}) redefines attribute '{name}' "
-                        f"of {inherited.entity.qualified_name} with another type ({inherited.type}); only the "
-                        f"default of an inherited attribute can be changed",
+                        f"attribute '{name}' of {entity.qualified_name} ({attr.type}) redefines attribute "
+                        f"'{name}' of {inherited.entity.qualified_name} with another type "
+                        f"({inherited.type}); only the default of an inherited attribute can be changed",
                         "incompatible-attribute",
                         [Note(inherited.name_span, "the inherited attribute")],
                     )
@@ -922,7 +922,7 @@ class _Resolver:
                     "unknown-attribute",
                 )
                 continue
-            if attr is not None and attr.type.multi or rel is not None and rel.many:
+            if (attr is not None and attr.type.multi) or (rel is not None and rel.many):
                 self.error(
                     name.span,
                     f"an index cannot contain list attributes: '{name.text}' of "

@@ -34,7 +34,7 @@ NOT_POWER = 7
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-def to_source(e: nodes.Expression) -> str:  # noqa: C901 - one branch per node kind
+def to_source(e: nodes.Expression) -> str:
     """The canonical `.cf` text of *e*."""
     if isinstance(e, nodes.Literal):
         return literal(e.value)
@@ -48,8 +48,8 @@ def to_source(e: nodes.Expression) -> str:  # noqa: C901 - one branch per node k
     if isinstance(e, nodes.Not):
         inner = to_source(e.operand)
         if (
-            isinstance(e.operand, nodes.BinaryOperation)
-            and BINDING_POWER[e.operand.operator] <= NOT_POWER
+            (isinstance(e.operand, nodes.BinaryOperation)
+            and BINDING_POWER[e.operand.operator] <= NOT_POWER)
             or isinstance(e.operand, nodes.Conditional)
         ):
             inner = f"({inner})"
