@@ -79,8 +79,14 @@ def compile_from_args(args: argparse.Namespace) -> Any:
         progress.clear()
 
 
+def _warnings(result: Any) -> None:
+    for warning in getattr(result.program, "warnings", []):
+        print(warning.render(), file=sys.stderr)
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     result = compile_from_args(args)
+    _warnings(result)
     counts = result.counts()
     total = sum(counts.values())
     print(f"{result.name}: ok — {total:,} instances of {len(counts)} entities ({result.seconds:.2f} s)")
@@ -92,6 +98,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 def cmd_xmi_export(args: argparse.Namespace) -> int:
     result = compile_from_args(args)
+    _warnings(result)
     written = result.save_xmi(Path(args.output))
     for path in written:
         print(path)
@@ -100,6 +107,7 @@ def cmd_xmi_export(args: argparse.Namespace) -> int:
 
 def cmd_json_export(args: argparse.Namespace) -> int:
     result = compile_from_args(args)
+    _warnings(result)
     result.save_json(Path(args.output))
     print(args.output)
     return 0

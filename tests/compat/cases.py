@@ -532,6 +532,20 @@ A(n="three")
 )
 
 case(
+    "int_is_not_a_float",
+    main="""
+entity A:
+    float f
+    number n = 1
+end
+implement A using std::none
+A(f=1.5, n=2.5)
+A(f=1)
+""",
+    expect=Error(("type-error",), ("AttributeException", "RuntimeException", "TypingException")),
+)
+
+case(
     "attribute_never_set",
     main="""
 entity A:

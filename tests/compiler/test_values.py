@@ -139,12 +139,13 @@ entity A:
 end
 implement A using std::none
 """
-    result = compile_main(project, source + 'A(n=1, f=2, b=true, l=["x"], d={"k": [1]})\n')
-    assert values(result, "A", "f") == [2.0]
+    result = compile_main(project, source + 'A(n=1, f=2.5, b=true, l=["x"], d={"k": [1]})\n')
+    assert values(result, "A", "f") == [2.5]
     cases = {
         'A(n="1")': "attribute 'n' of __config__::A instance (created at main.cf:9:1) must be an int, "
         'not string "1"',
         "A(n=1.5)": "attribute 'n' of __config__::A instance (created at main.cf:9:1) must be an int, not float 1.5",
+        "A(f=2)": "attribute 'f' of __config__::A instance (created at main.cf:9:1) must be a float, not int 2",
         "A(b=1)": "attribute 'b' of __config__::A instance (created at main.cf:9:1) must be a bool, not int 1",
         "A(l=[1])": "attribute 'l' of __config__::A instance (created at main.cf:9:1) (item 0) must be a string, "
         "not int 1",
@@ -243,3 +244,21 @@ Machine(os="windows")
 """,
     )
     assert values(result, "Machine", "unixy") == [True, False]
+
+
+def test_typedef_condition_with_a_plugin_is_evaluated_per_value(project: Project) -> None:
+    source = """
+typedef lower as string matching std::lower(self) == self
+entity A:
+    lower s
+end
+implement A using std::none
+A(s="abc")
+A(s="def")
+A(s="xyz")
+"""
+    compile_main(project, source)
+    assert error_of(project, source + 'A(s="Nope")\n').splitlines()[0] == (
+        "main.cf:9:3: error: attribute 's' of __config__::A instance (created at main.cf:9:1): \"Nope\" does not "
+        "satisfy typedef __config__::lower  [typedef]"
+    )

@@ -607,6 +607,8 @@ class Evaluator:
     # -- calls
 
     def _e_call(self, node: nodes.FunctionCall, frame: Frame, task: Task) -> Any:
+        if task is PURE:  # a default, a typedef condition: nothing to replay
+            return self.plugins.call(node, frame, task)
         memo = task.memo
         pos = task.pos
         if memo is not None and pos < len(memo):
@@ -752,6 +754,8 @@ class Evaluator:
     def construct(
         self, node: nodes.Constructor, frame: Frame, task: Task, lhs: tuple[Instance, FieldInfo] | None
     ) -> Any:
+        if task is PURE:
+            raise fail("a constructor cannot be used here (only constant values)", node.span, "not-constant")
         memo = task.memo
         pos = task.pos
         if memo is not None and pos < len(memo):

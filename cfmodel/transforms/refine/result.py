@@ -9,26 +9,23 @@ Ids for XMI and JSON come from index keys (docs/compiler.md, "Ids").
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyecore.ecore import EObject, EPackage
-
 from cfmodel.errors import CfUsageError
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE, Project
-from cfmodel.serializers import atomic, ncname_id
-from cfmodel.serializers import ecore as ecore_format
-from cfmodel.serializers import json as json_format
-from cfmodel.serializers import xmi as xmi_format
 from cfmodel.transforms import program as p
 from cfmodel.transforms.refine.errors import show
-from cfmodel.transforms.refine.metamodel import Metamodel, derived_metamodel
 from cfmodel.transforms.refine.values import ATTR, EntityInfo, Instance, ListVar, OptVar, Var, index_key_part
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # PyEcore and the serializers are imported when the model is first asked for
+    from pyecore.ecore import EObject, EPackage
+
     from cfmodel.transforms.refine.evaluator import Evaluator
+    from cfmodel.transforms.refine.metamodel import Metamodel
 
 
 class CompileResult:
@@ -88,6 +85,8 @@ class CompileResult:
 
     def _lifted(self) -> Metamodel:
         if self._metamodel is None:
+            from cfmodel.transforms.refine.metamodel import derived_metamodel
+
             self._metamodel = derived_metamodel(self.program)
         return self._metamodel
 
@@ -95,7 +94,14 @@ class CompileResult:
     def model(self) -> list[EObject]:
         """Every instance as a PyEcore object of the derived metamodel, in creation order."""
         if self._objects is None:
-            self._objects = _Converter(self._lifted()).convert(self._ev.instances)
+            metamodel = self._lifted()
+            was_enabled = gc.isenabled()
+            gc.disable()  # tens of thousands of new objects, none of them garbage
+            try:
+                self._objects = _Converter(metamodel).convert(self._ev.instances)
+            finally:
+                if was_enabled:
+                    gc.enable()
         return self._objects
 
     def instances(self, entity: str) -> list[EObject]:
@@ -140,13 +146,19 @@ class CompileResult:
     # ---------------------------------------------------------------- exports
 
     def xmi_bytes(self) -> bytes:
+        from cfmodel.serializers import xmi as xmi_format
+
         return xmi_format.to_bytes(self.model, xmi_format.XmiOptions(id_of=self.id_of))
 
     def json_bytes(self, indent: int | None = 1) -> bytes:
+        from cfmodel.serializers import json as json_format
+
         return json_format.to_bytes(self.model, json_format.JsonOptions(id_of=self.id_of, indent=indent))
 
     def ecore_files(self) -> dict[str, bytes]:
         """One ``<package>.ecore`` per root package of the metamodel."""
+        from cfmodel.serializers import ecore as ecore_format
+
         return {f"{package.name}.ecore": ecore_format.to_bytes(package) for package in self.metamodel}
 
     def save_xmi(self, directory: Path | str) -> list[Path]:
@@ -154,6 +166,8 @@ class CompileResult:
         target = Path(directory)
         files = self.ecore_files()
         files[f"{_file_name(self.name)}.xmi"] = self.xmi_bytes()  # everything made before anything is written
+        from cfmodel.serializers import atomic
+
         target.mkdir(parents=True, exist_ok=True)
         written = []
         for name, data in files.items():
@@ -165,6 +179,8 @@ class CompileResult:
         """Write the instance model in cfmodel's JSON format."""
         path = Path(file)
         data = self.json_bytes()
+        from cfmodel.serializers import atomic
+
         if path.parent != Path():
             path.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_bytes(path, data)
@@ -202,27 +218,36 @@ class _Converter:
         self.plans: dict[int, list[tuple[str, int, Any, str]]] = {}
 
     def plan(self, info: EntityInfo) -> list[tuple[str, int, Any, str]]:
-        """Per field: (name, kind, feature, how values are converted)."""
+        """Per field: (name, kind, feature, how values are converted: "", json, float, enum)."""
         found = self.plans.get(id(info))
         if found is not None:
             return found
+        from pyecore.ecore import EEnum
+
+        from cfmodel.transforms.refine.metamodel import json_valued
+
         plan = []
         entity = info.entity
         for name, field in info.fields.items():
+            how = ""
             if field.kind == ATTR:
                 feature = self.metamodel.eattribute(entity, name)
-                type_name = getattr(feature.eType, "name", "")
-                how = "json" if type_name == "EString" else "float" if type_name.startswith("EDouble") else ""
-                if type_name == "EString" and field.type is not None and _string_based(field.type):
-                    how = ""
+                etype = feature.eType
+                if isinstance(etype, EEnum):
+                    how = "enum"
+                elif field.type is not None and json_valued(field.type):
+                    how = "json"
+                elif getattr(etype, "eType", None) is float:
+                    how = "float"
             else:
                 feature = self.metamodel.ereference(entity, name)
-                how = ""
             plan.append((name, field.kind, feature, how))
         self.plans[id(info)] = plan
         return plan
 
     def convert(self, instances: list[Instance]) -> list[EObject]:
+        from pyecore.valuecontainer import EValue
+
         metamodel = self.metamodel
         classes: dict[int, Any] = {}
         objects: list[EObject] = []
@@ -235,8 +260,11 @@ class _Converter:
             obj = eclass()
             objects.append(obj)
             by_instance[id(inst)] = obj
+        new_holder = EValue.__new__
         for inst, obj in zip(instances, objects, strict=True):
             slots = inst.slots
+            values = obj.__dict__
+            isset = obj._isset
             for name, kind, feature, how in self.plan(inst.info):
                 slot = slots.get(name)
                 if slot is None:
@@ -248,35 +276,51 @@ class _Converter:
                     if value is None or isinstance(value, Unknown):
                         continue
                     if feature.many:
-                        obj.eGet(feature).extend(_value(v, how) for v in value if not isinstance(v, Unknown))
-                    else:
-                        obj.eSet(feature, _value(value, how))
-                    continue
-                targets = _targets(slot)
-                if not targets:
-                    continue
-                if feature.many:
-                    collection = obj.eGet(feature)
-                    for target in targets:
-                        collection.append(by_instance[id(target)], update_opposite=False)
+                        obj.eGet(feature).extend(
+                            [_value(feature, v, how) for v in value if not isinstance(v, Unknown)]
+                        )
+                        continue
+                    value = _value(feature, value, how)
+                    is_ref = False
                 else:
-                    obj.eGet(feature)  # creates the value holder
-                    obj.__dict__[feature.name]._set(by_instance[id(targets[0])], update_opposite=False)
+                    targets = _targets(slot)
+                    if not targets:
+                        continue
+                    if feature.many:
+                        collection = obj.eGet(feature)
+                        for target in targets:
+                            collection.append(by_instance[id(target)], update_opposite=False)
+                        if feature.eOpposite is None:
+                            for target in targets:
+                                by_instance[id(target)]._inverse_rels.add((obj, feature))
+                        continue
+                    value = by_instance[id(targets[0])]
+                    is_ref = True
+                    if feature.eOpposite is None:
+                        value._inverse_rels.add((obj, feature))
+                # one value: what EObject.eSet leaves behind, without its notifications and checks
+                # (the values were checked against the language's types; the serializers check again)
+                holder = new_holder(EValue)
+                holder.owner = obj
+                holder.feature = feature
+                holder.is_ref = is_ref
+                holder.is_cont = False
+                holder.generic_type = None
+                holder._value = value
+                values[feature.name] = holder
+                isset[feature] = None
         return objects
 
 
-def _string_based(spec: p.TypeSpec) -> bool:
-    base: object = spec.base
-    while isinstance(base, p.Typedef):
-        base = base.parent if base.parent is not None else base.base
-    return isinstance(base, p.EnumType) or (isinstance(base, p.Primitive) and base.name == "string")
-
-
-def _value(value: Any, how: str) -> Any:
+def _value(feature: Any, value: Any, how: str) -> Any:
     if how == "json":
         return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     if how == "float" and type(value) is int:
         return float(value)
+    if how == "enum":
+        for literal in feature.eType.eLiterals:
+            if literal.literal == value or literal.name == value:
+                return literal
     return value
 
 
@@ -295,6 +339,8 @@ class _Ids:
         self.counters: dict[str, int] = {}
 
     def all(self) -> list[str]:
+        from cfmodel.serializers import ncname_id
+
         return [ncname_id(self.key(inst)) for inst in self.instances]
 
     def key(self, inst: Instance, depth: int = 0) -> str:

@@ -1,8 +1,7 @@
 """Type checks of values against the language's types, on every assignment.
 
 `check` takes an attribute type (`TypeSpec`: base, ``[]``, ``?``) and returns the
-value to store (an ``int`` given to a ``float`` becomes a float) or raises a
-``type-error`` / ``typedef`` error. Typedef constraints are checked on every value,
+value to store or raises a ``type-error`` / ``typedef`` error. Typedef constraints are checked on every value,
 through the whole typedef chain: a regex must match from the start of the string
 (as Python's ``re.match``), a condition is evaluated with ``self`` bound to the value
 and must be true (it may call plugins).
@@ -45,7 +44,7 @@ def _is_number(value: Any) -> bool:
 _PRIMITIVE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: type(v) is str,
     "int": _is_int,
-    "float": _is_number,
+    "float": lambda v: type(v) is float,
     "number": _is_number,
     "bool": lambda v: type(v) is bool,
     "dict": lambda v: type(v) is dict,
@@ -120,8 +119,6 @@ class TypeChecker:
     def _primitive(self, name: str, value: Any, span: Span | None, what: What, spec: object) -> Any:
         test = _PRIMITIVE_CHECKS.get(name)
         if test is None or test(value):
-            if name == "float" and type(value) is int:
-                return float(value)
             return value
         shown = str(value) if isinstance(value, Instance) else f"{kind_of(value)} {show(value)}"
         raise fail(f"{_w(what)} must be {_article(str(spec))} {spec}, not {shown}", span, "type-error")
@@ -199,7 +196,7 @@ def check_entity(target: p.EntityType, value: Any, span: Span | None, what: What
 def fast_check(spec: p.TypeSpec) -> Callable[[Any], bool] | None:
     """A quick test that accepts the common valid values of a plain primitive type (else None)."""
     base = spec.base
-    if spec.multi or not isinstance(base, p.Primitive) or base.name in ("float", "number"):
+    if spec.multi or not isinstance(base, p.Primitive):
         return None
     test = _PRIMITIVE_CHECKS.get(base.name)
     if test is None:
