@@ -103,6 +103,8 @@ class Collector:
         self.origin = ""
         self._reported: set[int] = set()
         self._tests: dict[int, tuple[str, str | None]] = {}
+        self._refined: dict[tuple[int, tuple[tuple[str, str | None], ...]], _Context] = {}
+        self._keep: list[_Context] = []
 
     def collect(self, layers: Sequence[LayerInput]) -> list[Entry]:
         for index, layer in enumerate(layers):
@@ -124,19 +126,29 @@ class Collector:
                     add(element, ctx)
 
     def refine(self, ctx: _Context, tests: list[ModelObject]) -> _Context:
-        conditions = set(ctx.conditions)
-        valid = ctx.valid
+        """The context of ``when <tests>`` inside ``ctx`` (memoized: blocks repeat conditions)."""
         ranks = self.categories.ranks
-        for test in tests:
-            name, value = self._test(test)
+        texts = tuple(self._test(test) for test in tests)
+        for test, (name, _) in zip(tests, texts, strict=True):
             if name not in ranks or name == "common":
                 self._unknown_category(test, name)
+        memo_key = (id(ctx), texts)
+        found = self._refined.get(memo_key)
+        if found is not None:
+            return found
+        conditions = set(ctx.conditions)
+        valid = ctx.valid
+        for name, value in texts:
+            if name not in ranks or name == "common":
                 valid = False
                 continue
             conditions.add((name, value or ""))
             valid = valid and value is not None
         ranked = sorted(conditions, key=lambda item: (-ranks[item[0]], item[1]))
-        return _Context(tuple(ranked), self.score({ranks[n] for n, _ in ranked}), valid)
+        made = _Context(tuple(ranked), self.score({ranks[n] for n, _ in ranked}), valid)
+        self._refined[memo_key] = made
+        self._keep.append(ctx)  # the memo is keyed by id(ctx): keep ctx alive
+        return made
 
     def score(self, ranks: set[int]) -> int:
         """The precedence score of a conjunction: a bit per category rank.
@@ -155,7 +167,15 @@ class Collector:
         """A category test's category and value text (read once per test element)."""
         found = self._tests.get(id(test))
         if found is None:
-            found = self._tests[id(test)] = (str(test.category), category_text(evaluate(test.value, {})))
+            value = test.value
+            kind = kind_of(value)
+            if kind == "StringLiteral":
+                text = str(value.value) or None
+            elif kind == "BooleanLiteral":
+                text = "true" if value.value else "false"
+            else:
+                text = category_text(evaluate(value, {}))
+            found = self._tests[id(test)] = (str(test.category), text)
         return found
 
     def _unknown_category(self, test: ModelObject, name: str) -> None:
