@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("cfmodel.transforms.resolve", reason="the resolve pass is not on this branch yet")
-
 from cfmodel.errors import CfModelError
 from cfmodel.transforms.refine import CompileResult, compile_project
 

@@ -17,7 +17,6 @@ policy), `frames` (scopes), `evaluator` (expressions, constructors, indexes),
 from __future__ import annotations
 
 import gc
-import importlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,7 +53,8 @@ def compile_project(
         CfLoadError, CfCompileError: the project cannot be loaded, linked or compiled.
         CfEvaluationError: evaluation stopped at an error.
     """
-    resolve = _resolver()
+    from cfmodel.transforms.resolve import resolve
+
     started = time.perf_counter()
     if isinstance(project_or_path, Project):
         project = project_or_path
@@ -67,13 +67,6 @@ def compile_project(
     program = resolve(project)
     ev = evaluate(program, project, facts=facts, injector=injector, progress=progress)
     return CompileResult(program, project, ev, time.perf_counter() - started)
-
-
-def _resolver() -> Callable[[Project], Any]:
-    """`cfmodel.transforms.resolve.resolve` (looked up at run time: it is written concurrently)."""
-    module: Any = importlib.import_module("cfmodel.transforms.resolve")
-    function: Callable[[Project], Any] = module.resolve
-    return function
 
 
 def evaluate(
