@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +157,23 @@ def test_abstract_and_typed_variables(errors_of: Callable[..., str]) -> None:
             '(bindings a, layer "layer1", category common)  [type-mismatch]',
         ]
     )
+
+
+def test_std_inject_through_the_compiler(tmp_path: Path) -> None:
+    """``std::inject`` in a ``.cf`` model, answered by a project's injector (the compiler's hook)."""
+    from cfmodel.transforms.providers import create_injector
+    from cfmodel.transforms.refine import compile_project
+
+    (tmp_path / "bindings").mkdir()
+    (tmp_path / "bindings" / "default.bind").write_text(
+        'bindings default {\n  bind "size" to 42\n  bind "ports" to [80, 443]\n}\n', encoding="utf-8"
+    )
+    (tmp_path / "main.cf").write_text(
+        "entity Box:\n  string label\n  int size\nend\nimplement Box using std::none\n"
+        'Box(label="{{p}}-{{g}}", size=s)\n'
+        's = std::inject("size")\np = std::inject("int[]", "ports")\n'
+        'g = std::inject("string", "greeting", "fallback")\n',
+        encoding="utf-8",
+    )
+    result = compile_project(tmp_path, injector=create_injector(tmp_path, {}))
+    assert result.dump() == '#0 __config__::Box\n  label = "[80, 443]-fallback"\n  size = 42\n'
