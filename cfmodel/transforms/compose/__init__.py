@@ -3,8 +3,10 @@
 Input: the layers (highest precedence first), each a list of ``NamedBindings`` model objects
 (``cfmodel.metamodel.bindings``), the ``Site`` declarations (categories), the ``SpanTable`` of
 the parsed files, the caller's facts (a plain ``dict``) and ``ComposeOptions``.
-Output: an ``Injector``: ``lookup(name)``, ``lookup(type, name)``, lookups with a default,
-``classes()``, ``parameters()``, ``parameter_sources()``, ``variable()`` and ``explain()``.
+Output: an ``Injector``: ``lookup``/``inject`` (by name, by type, with a default),
+``instance_parameters()`` (constructor parameters for the compiler), ``variables()``,
+``classes()``, ``explain()`` and ``effective()``. ``compose()`` is ``prepare()`` (what facts
+cannot change, once per set of bindings) then ``PreparedBindings.injector(facts)`` (per request).
 
 Semantics: a key is ``(type, name)``; every subtype of ``Data`` shares the name space
 ``Data``. Precedence is the layer first, then the category. A nested or ``and``-ed binding
