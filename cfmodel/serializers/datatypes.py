@@ -32,6 +32,7 @@ ECORE_NS = "http://www.eclipse.org/emf/2002/Ecore"
 
 # Characters XML 1.0 cannot carry, not even as character references.
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+find_xml_illegal = _XML_ILLEGAL.search  # None: XML 1.0 can carry the string
 _DATE = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?(Z|[+-]\d\d:?\d\d)?$"
 )

@@ -15,14 +15,13 @@ opposites, and unique ids.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EObject, EPackage
-from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError, Note
-from cfmodel.serializers import datatypes, fastpath, model
+from cfmodel.serializers import codegen, datatypes, fastpath, model
 
 MAX_REPORTED = 20
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
@@ -203,9 +202,12 @@ def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
     for index, obj in enumerate(objects):
         r = rules.get(type(obj))
         if r is None:
-            r = rules[type(obj)] = _Rules(obj.eClass, features)
-        if r.clean(obj, inside, pairs):
-            continue
+            r = rules[type(obj)] = _Rules(obj.eClass, features, pairs)
+        try:
+            if not r.slow and r.clean(obj, inside):
+                continue
+        except (AttributeError, KeyError, TypeError):  # a value PyEcore's descriptors did not store
+            pass
         _check_object(obj, index, ids, features, inside, id_attrs, pairs, problems)
         if len(problems) > MAX_REPORTED:
             break
@@ -232,75 +234,84 @@ class _Pairs:
 
 
 class _Rules:
-    """What every object of one class must satisfy, in a form that is quick to check."""
+    """What every object of one class must satisfy, as a function generated for the class.
 
-    __slots__ = ("many", "single_attrs", "single_refs", "slow")
+    ``clean(obj, inside)`` is True when the object passes every check `_check_object`
+    makes; it builds no message. Abstract classes and classes with iD attributes always
+    take the detailed path (``slow``).
+    """
 
-    def __init__(self, eclass: Any, features: model.FeatureCache) -> None:
+    __slots__ = ("clean", "slow")
+
+    def __init__(self, eclass: Any, features: model.FeatureCache, pairs: _Pairs) -> None:
         persistent = features.persistent(eclass)
-        # Abstract classes and iD attributes always take the detailed path.
         self.slow = bool(eclass.abstract) or any(isinstance(f, EAttribute) and f.iD for f in persistent)
-        self.single_attrs: list[tuple[Any, str, bool, Any]] = []
-        self.single_refs: list[tuple[Any, str, bool, Any, bool, bool]] = []
-        self.many: list[tuple[Any, str, int, int, Any, Any, bool, bool]] = []
-        for f in persistent:
-            attr = isinstance(f, EAttribute)
-            check = datatypes.codec_for(f.eType).check if attr else None
-            opp = None if attr else f.eOpposite
-            opp_many = bool(opp is not None and opp.many)
-            opp_unique = bool(opp is not None and opp.unique)
-            if f.many:
-                self.many.append((f, f._name, f.lowerBound, f.upperBound, check, opp, opp_many, opp_unique))
-                continue
-            required = f.lowerBound > 0 and model.default_of(f) is None
-            if attr:
-                self.single_attrs.append((f, f._name, required, check))
-            else:
-                self.single_refs.append((f, f._name, required, opp, opp_many, opp_unique))
+        source, free = _clean_source(persistent)
+        self.clean: Callable[[EObject, set[int]], bool] = codegen.build(
+            source, f"<cfmodel.validate {eclass.name}>", items=fastpath.items, paired=pairs.paired,
+            illegal=datatypes.find_xml_illegal, **free)
 
-    def clean(self, obj: EObject, inside: set[int], pairs: _Pairs) -> bool:
-        if self.slow:
-            return False
-        d = obj.__dict__
-        isset = obj._isset
-        for f, name, required, check in self.single_attrs:
-            v = None
-            if f in isset:
-                h = d.get(name)
-                v = h._value if type(h) is EValue else obj.eGet(f)
-            if v is None:
-                if required:
-                    return False
-            elif not check(v):
-                return False
-        for f, name, required, opp, opp_many, opp_unique in self.single_refs:
-            v = None
-            if f in isset:
-                h = d.get(name)
-                v = h._value if type(h) is EValue else obj.eGet(f)
-            if v is None:
-                if required:
-                    return False
-            elif id(v) not in inside or (
-                opp is not None and not pairs.paired(v, opp, opp_many, opp_unique, obj)
-            ):
-                return False
-        for f, _name, lower, upper, check, opp, opp_many, opp_unique in self.many:
-            values = fastpath.items(obj, f)
-            n = len(values)
-            if n < lower or (upper > 0 and n > upper):
-                return False
-            if check is not None:
-                for v in values:
-                    if not check(v):
-                        return False
-            else:
-                for v in values:
-                    if id(v) not in inside:
-                        return False
-                    if opp is not None and not pairs.paired(v, opp, opp_many, opp_unique, obj):
-                        return False
-        return True
+
+# A check that settles the common case without a call (False: always ask the codec).
+_QUICK_CHECK = {
+    "EString": "type(v) is str and illegal(v) is None",
+    "EBoolean": "type(v) is bool",
+    "EBooleanObject": "type(v) is bool",
+    "EDouble": "type(v) is float",
+    "EDoubleObject": "type(v) is float",
+    "EFloat": "type(v) is float",
+    "EFloatObject": "type(v) is float",
+    "EBigInteger": "type(v) is int",
+    **{n: f"type(v) is int and {-(2 ** (b - 1))} <= v < {2 ** (b - 1)}" for n, b in (
+        ("EInt", 32), ("EIntegerObject", 32), ("ELong", 64), ("ELongObject", 64),
+        ("EShort", 16), ("EShortObject", 16))},
+}
+
+
+def _clean_source(persistent: list[Any]) -> tuple[str, dict[str, Any]]:
+    free: dict[str, Any] = {}
+    body: list[str] = []
+    for k, f in enumerate(persistent):
+        attr = isinstance(f, EAttribute)
+        free[f"F{k}"] = f
+        if attr:
+            codec = datatypes.codec_for(f.eType)
+            free[f"C{k}"] = codec.check
+            quick = _QUICK_CHECK.get(codec.name)
+            ok = f"({quick} or C{k}(v))" if quick else f"C{k}(v)"
+            bad = [f"if not {ok}:", "    return False"]
+        else:
+            opp = f.eOpposite
+            bad = ["if id(v) not in inside:", "    return False"]
+            if opp is not None:
+                free[f"O{k}"] = opp
+                call = f"paired(v, O{k}, {bool(opp.many)}, {bool(opp.unique)}, obj)"
+                bad += [f"if not {call}:", "    return False"]
+        if f.many:
+            lower, upper = f.lowerBound, f.upperBound
+            body.append(f"vs = items(obj, F{k})")
+            tests = [f"len(vs) < {lower}"] if lower > 0 else []
+            tests += [f"len(vs) > {upper}"] if upper > 0 else []
+            if tests:
+                body += [f"if {' or '.join(tests)}:", "    return False"]
+            body += ["for v in vs:", *codegen.indent(bad, 1)]
+            continue
+        required = f.lowerBound > 0 and model.default_of(f) is None
+        body += [f"v = d[{f._name!r}]._value if F{k} in s else None"]
+        if required:
+            body += ["if v is None:", "    return False"]
+        body += ["if v is not None:", *codegen.indent(bad, 1)]
+    source = "\n".join([
+        f"def make(items, paired, illegal, {', '.join(free)}):",
+        "    def clean(obj, inside):",
+        "        d = obj.__dict__",
+        "        s = obj._isset",
+        *codegen.indent(body, 2),
+        "        return True",
+        "    return clean",
+        "",
+    ])
+    return source, free
 
 
 def _check_object(obj: EObject, index: int, ids: Mapping[EObject, str], features: model.FeatureCache,

@@ -34,12 +34,22 @@ from decimal import InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from lxml import etree  # type: ignore[import-untyped]  # no stubs
 from pyecore.ecore import EAttribute, EObject
 from pyecore.resources import ResourceSet
+from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError, Span
-from cfmodel.serializers import atomic, canonical, datatypes, fastpath, linking, model, validate
+from cfmodel.serializers import (
+    atomic,
+    canonical,
+    codegen,
+    datatypes,
+    fastpath,
+    linking,
+    model,
+    validate,
+    xmlsafe,
+)
 from cfmodel.serializers.base import (
     XMI_NS,
     XSI_NS,
@@ -50,12 +60,13 @@ from cfmodel.serializers.base import (
     ids_from,
     local_registry,
 )
-from cfmodel.serializers.xmlsafe import XmlLimits, parse_bytes, read_file
+from cfmodel.serializers.xmlsafe import XmlLimits
 from cfmodel.serializers.xmlwrite import attrs_text, escape_attr, escape_text, find_attr_special
 
-_XSI_TYPE = f"{{{XSI_NS}}}type"
-_XMI_ID = f"{{{XMI_NS}}}id"
-_XMI_XMI = f"{{{XMI_NS}}}XMI"
+# Names as the expat parser reports them ("namespace-URI local-name").
+_XSI_TYPE = f"{XSI_NS} type"
+_XMI_ID = f"{XMI_NS} id"
+_XMI_XMI = f"{XMI_NS} XMI"
 _XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
@@ -205,11 +216,10 @@ _HeadFunction = Callable[[EObject, Mapping[EObject, str], Callable[[EObject], st
 
 
 def _compile_head(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> _HeadFunction:
-    namespace: dict[str, Any] = {}
-    exec(compile(_head_source(attrs, refs), "<cfmodel.xmi head>", "exec"), namespace)  # our own text
-    closure = {f"F{k}": a[0] for k, a in enumerate(attrs)}
-    closure |= {f"L{k}": a[3].to_literal for k, a in enumerate(attrs)}
-    head: _HeadFunction = namespace["make"](search=find_attr_special, esc=escape_attr, **closure)
+    free = {f"F{k}": a[0] for k, a in enumerate(attrs)}
+    free |= {f"L{k}": a[3].to_literal for k, a in enumerate(attrs)}
+    head: _HeadFunction = codegen.build(_head_source(attrs, refs), "<cfmodel.xmi head>",
+                                        search=find_attr_special, esc=escape_attr, **free)
     return head
 
 
@@ -317,186 +327,319 @@ def read(source: Path | str, resource_set: ResourceSet, options: XmiOptions | No
             values, unresolved references (located at the file and line).
     """
     opts = options or XmiOptions()
-    return from_bytes(read_file(source, opts.limits), resource_set, str(source), opts)
+    return from_bytes(xmlsafe.read_file(source, opts.limits), resource_set, str(source), opts)
 
 
 def from_bytes(data: bytes, resource_set: ResourceSet, name: str = "<bytes>",
                options: XmiOptions | None = None) -> Document:
     opts = options or XmiOptions()
     with gc_paused():
-        tree = parse_bytes(data, name, opts.limits)
-        return _Reader(name, resource_set, data).document(tree)
+        reader = _Reader(name, resource_set, opts.limits.max_depth)
+        xmlsafe.feed(reader.parser, data, name, opts.limits)
+        return reader.document()
 
 
-# Kinds of what a name on an element stands for.
+# What a name on an element of a class stands for.
 _ATTR, _MANY_ATTR, _CONTAIN, _REF = range(4)
+# What the element being read is: the document, xmi:XMI (roots inside), an object, the
+# value of an attribute written as an element, or something inside such a value (ignored).
+_DOC, _ROOTS, _OBJECT, _VALUE, _SKIP = range(5)
 
-_LiteralReader = Callable[[str], Any]
+_Handler = tuple[int, Any, datatypes.Codec | None]
 
 
 class _ReadPlan:
-    """Per class: the handler of every feature name, and the class's constructor."""
+    """Per class: the handler of every feature name, and the generated `create` function."""
 
-    __slots__ = ("cls", "eclass", "handlers", "name")
+    __slots__ = ("cls", "create", "eclass", "handlers", "name")
 
     def __init__(self, eclass: Any) -> None:
         self.eclass = eclass
         self.cls = eclass.python_class
         self.name = eclass.name
-        self.handlers: dict[str, tuple[int, Any, str, _LiteralReader | None, datatypes.Codec | None]] = {}
+        self.handlers: dict[str, _Handler] = {}
         for f in model.all_features(eclass):
             if isinstance(f, EAttribute):
-                codec = datatypes.codec_for(f.eType)
-                kind = _MANY_ATTR if f.many else _ATTR
-                self.handlers[f.name] = (kind, f, f._name, codec.from_literal, codec)
+                self.handlers[f.name] = (_MANY_ATTR if f.many else _ATTR, f, datatypes.codec_for(f.eType))
             else:
-                self.handlers[f.name] = (_CONTAIN if f.containment else _REF, f, f._name, None, None)
+                self.handlers[f.name] = (_CONTAIN if f.containment else _REF, f, None)
+        self.create: Callable[[dict[str, str]], EObject] = _unset_create
+
+
+def _unset_create(attrs: dict[str, str]) -> EObject:
+    raise AssertionError("create is set when the plan is made")
+
+
+# How a literal is read, by data type (the codec's own function, inlined where it is a builtin).
+_READ_CODE = {
+    "EString": "text",
+    "EDouble": "float(text)",
+    "EDoubleObject": "float(text)",
+    "EFloat": "float(text)",
+    "EFloatObject": "float(text)",
+    "EBoolean": "True if text == 'true' else False if text == 'false' else L(text)",
+    "EBooleanObject": "True if text == 'true' else False if text == 'false' else L(text)",
+    **{n: "int(text)" for n in (
+        "EInt", "EIntegerObject", "ELong", "ELongObject", "EShort", "EShortObject", "EBigInteger")},
+}
+
+
+def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
+    """Python source of a function building one object of `plan`'s class from its XML
+    attributes, and the values its closure needs (``L<k>``: features and literal readers).
+
+    Only attribute and feature names appear in the text, as `repr` literals. They are
+    dispatched by a binary search; single-valued attributes go straight into new `EValue`
+    holders when `raw` (see `fastpath`), else through `fastpath.set_attribute`; references
+    and ids go into the reader's tables; anything else to ``other``.
+    """
+    branches: dict[str, list[str]] = {
+        _XMI_ID: [
+            "if text in by_id:",
+            "    duplicate(text)",
+            "by_id[text] = obj",
+            "ids[obj] = text",
+        ],
+    }
+    free: list[Any] = []
+    for key, (kind, f, codec) in plan.handlers.items():
+        k = len(free)
+        if kind == _ATTR and codec is not None:
+            free += [f, codec.from_literal]
+            read = _READ_CODE.get(codec.name, "L(text)").replace("L(", f"L{k + 1}(")
+            if read == "text":
+                lines = ["v = text"]
+            else:
+                lines = ["try:", f"    v = {read}", "except (ValueError, InvalidOperation, OverflowError):",
+                         f"    v = bad({k + 1}, {key!r}, text)"]
+            if raw:  # a new object: no holder yet (XML has no repeated attributes)
+                lines += ["h = new(EValue)", "h.owner = obj", f"h.feature = L{k}", "h.is_ref = False",
+                          "h.is_cont = False", "h.generic_type = None", "h._value = v",
+                          f"d[{f._name!r}] = h", f"s[L{k}] = None"]
+            else:
+                lines.append(f"set_attribute(obj, L{k}, v)")
+            branches[key] = lines
+        elif kind in (_REF, _CONTAIN):  # a containment here is odd; PyEcore's API handles it
+            free += [f, None]
+            branches[key] = [f"pending((obj, L{k}, text, P.CurrentLineNumber))"]
+    body = _dispatch(sorted(branches), branches, 2)
+    names = [f"L{k}" for k in range(len(free))]
+    source = "\n".join([
+        "def make(cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
+        f" other, {', '.join(names)}):",
+        "    def create(attrs):",
+        "        obj = cls.__new__(cls)",
+        "        d = obj.__dict__",
+        "        s = obj._isset",
+        "        for key, text in attrs.items():",
+        *body,
+        "        return obj",
+        "    return create",
+        "",
+    ])
+    return source, free
+
+
+def _dispatch(keys: list[str], branches: dict[str, list[str]], depth: int) -> list[str]:
+    """A binary search over sorted `keys` (equality tests at the leaves), as source lines."""
+    pad = "    " * (depth + 1)
+    if len(keys) <= 3:
+        out: list[str] = []
+        for i, key in enumerate(keys):
+            out.append(f"{pad}{'if' if i == 0 else 'elif'} key == {key!r}:")
+            out += [f"{pad}    {line}" for line in branches[key]]
+        if out:
+            out += [f"{pad}else:", f"{pad}    other(obj, key, text)"]
+        else:
+            out = [f"{pad}other(obj, key, text)"]
+        return out
+    mid = len(keys) // 2
+    return [f"{pad}if key < {keys[mid]!r}:", *_dispatch(keys[:mid], branches, depth + 1),
+            f"{pad}else:", *_dispatch(keys[mid:], branches, depth + 1)]
 
 
 class _Reader:
-    def __init__(self, name: str, rset: ResourceSet, data: bytes) -> None:
+    """Builds objects while expat streams the document (see the frame kinds above)."""
+
+    def __init__(self, name: str, rset: ResourceSet, max_depth: int) -> None:
         self.name = name
         self.rset = rset
-        self.data = data
+        self.max_depth = max_depth
         self.registry = local_registry(rset)
-        self.plans: dict[Any, _ReadPlan] = {}
+        self.by_tag: dict[str, _ReadPlan] = {}
+        self.by_xsi: dict[str, _ReadPlan] = {}
+        self.by_class: dict[int, _ReadPlan] = {}
         self.ids: dict[EObject, str] = {}
         self.by_id: dict[str, EObject] = {}
         self.pending: list[tuple[EObject, Any, str, int]] = []
         self.roots: list[EObject] = []
-        self.root_nsmap: dict[str | None, str] | None = None
+        self.stack: list[Any] = [(_DOC,)]
+        self.prefixes: dict[str | None, list[str]] = {}
+        self.parser = p = xmlsafe.event_parser(name)
+        p.StartElementHandler = self.start
+        p.EndElementHandler = self.end
+        p.StartNamespaceDeclHandler = self.namespace_start
+        p.EndNamespaceDeclHandler = self.namespace_end
 
-    def fail(self, line: int | None, message: str) -> CfSerializationError:
-        n = line or 1
+    def fail(self, message: str, line: int | None = None) -> CfSerializationError:
+        n = line or self.parser.CurrentLineNumber or 1
         return CfSerializationError(message, Span(self.name, n, 1, n, 2), code="bad-xmi")
 
-    def document(self, tree: etree._ElementTree) -> Document:
-        root = tree.getroot()
-        # Namespaces declared only on the document element (as EMF and we write them):
-        # then every element's prefixes are the root's, and xsi:type needs no lookup.
-        nsmap = root.nsmap
-        if self.data.count(b"xmlns") == len(nsmap):
-            self.root_nsmap = nsmap
-        elements = [e for e in root if type(e.tag) is str] if root.tag == _XMI_XMI else [root]
-        for el in elements:
-            self.roots.append(self.create(el, self.plan_of_tag(el)))
+    def document(self) -> Document:
         self.resolve_references()
         resource = attach(self.rset, self.name, self.roots)
         return Document(self.roots, self.ids, resource)
 
-    def plan_of_tag(self, el: etree._Element) -> _ReadPlan:
-        found = self.plans.get(el.tag)
+    # -- events
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        stack = self.stack
+        if len(stack) > self.max_depth:
+            raise xmlsafe.too_deep(self.name, self.max_depth, self.parser.CurrentLineNumber)
+        top = stack[-1]
+        kind = top[0]
+        if kind == _ROOTS:
+            plan = self.by_tag.get(name) or self.plan_of_tag(name)
+            obj = plan.create(attrs)
+            self.roots.append(obj)
+            stack.append((_OBJECT, obj, plan))
+        elif kind == _OBJECT:
+            self.feature_element(top[1], top[2], name, attrs)
+        elif kind == _DOC:
+            if name == _XMI_XMI:
+                stack.append((_ROOTS,))
+            else:
+                plan = self.plan_of_tag(name)
+                obj = plan.create(attrs)
+                self.roots.append(obj)
+                stack.append((_OBJECT, obj, plan))
+        else:  # inside an attribute's value: ignored, the value is the text before it
+            if kind == _VALUE:
+                self.parser.CharacterDataHandler = None
+            stack.append((_SKIP,))
+
+    def end(self, name: str) -> None:
+        top = self.stack.pop()
+        if top[0] == _VALUE:
+            self.parser.CharacterDataHandler = None
+            self.attribute_element(top)
+
+    def text(self, data: str) -> None:
+        self.stack[-1][4].append(data)
+
+    def namespace_start(self, prefix: str | None, uri: str) -> None:
+        self.prefixes.setdefault(prefix, []).append(uri)
+        self.by_xsi.clear()
+
+    def namespace_end(self, prefix: str | None) -> None:
+        self.prefixes[prefix].pop()
+        self.by_xsi.clear()
+
+    # -- elements
+
+    def feature_element(self, obj: EObject, plan: _ReadPlan, name: str, attrs: dict[str, str]) -> None:
+        local = name.rpartition(" ")[2]
+        h = plan.handlers.get(local)
+        if h is None:
+            raise self.fail(f"class {plan.name} has no feature {local!r}")
+        kind, f, codec = h
+        if kind == _CONTAIN:
+            xsi = attrs.get(_XSI_TYPE)
+            child_plan = self.plan_of_xsi(xsi) if xsi is not None else self.plan_of_class(f.eType)
+            child = child_plan.create(attrs)
+            if f.many:
+                fastpath.add_item(obj, f, fastpath.collection(obj, f), child, containment=True)
+            else:
+                fastpath.set_reference(obj, f, child, containment=True)
+            opp = f.eOpposite
+            if opp is not None:
+                fastpath.set_reference(child, opp, obj)
+            self.stack.append((_OBJECT, child, child_plan))
+        elif kind != _REF:
+            self.stack.append((_VALUE, obj, f, codec, [], self.parser.CurrentLineNumber))
+            self.parser.CharacterDataHandler = self.text
+        elif "href" in attrs:
+            raise self.fail(f"cross-document reference {attrs['href']!r} is not supported")
+        else:
+            raise self.fail(f"unexpected element for reference {local!r}")
+
+    def attribute_element(self, frame: tuple[Any, ...]) -> None:
+        _, obj, f, codec, chunks, line = frame
+        value = datatypes.parse_literal(codec, "".join(chunks), f"{self.name}:{line}")
+        if f.many:
+            obj.eGet(f).append(value)
+        else:
+            fastpath.set_attribute(obj, f, value)
+
+    def other_attribute(self, obj: EObject, plan: _ReadPlan, key: str, text: str) -> None:
+        """An XML attribute the generated `create` does not handle itself."""
+        h = plan.handlers.get(key)
+        if h is not None and h[0] == _MANY_ATTR:
+            codec = h[2]
+            where = f"{self.name}:{self.parser.CurrentLineNumber}: {plan.name}.{key}"
+            obj.eGet(h[1]).extend(datatypes.parse_literal(codec, t, where) for t in text.split())  # type: ignore[arg-type]
+        elif " " not in key:  # a namespaced attribute (xsi:type, xmi:version, ...) is ignored
+            raise self.fail(f"class {plan.name} has no feature {key!r}")
+
+    def bad_literal(self, plan: _ReadPlan, codec: datatypes.Codec, key: str, text: str) -> Any:
+        where = f"{self.name}:{self.parser.CurrentLineNumber}: {plan.name}.{key}"
+        return datatypes.parse_literal(codec, text, where)
+
+    def duplicate_id(self, ident: str) -> None:
+        raise self.fail(f"xmi:id {ident!r} is used twice")
+
+    # -- classes
+
+    def plan_of_tag(self, name: str) -> _ReadPlan:
+        found = self.by_tag.get(name)
         if found is None:
-            q = etree.QName(el)
-            found = self.plans[el.tag] = self.plan_of(q.namespace, q.localname, el.sourceline)
+            uri, _, local = name.rpartition(" ")
+            found = self.by_tag[name] = self.plan_of(uri or None, local)
         return found
 
-    def plan_of_xsi(self, el: etree._Element, default: Any) -> _ReadPlan:
-        xsi = el.get(_XSI_TYPE)
-        if xsi is None:
-            key: Any = default
-            found = self.plans.get(key)
-            if found is None:
-                found = self.plans[key] = self.plan_of_class(default, el.sourceline)
-            return found
-        nsmap = self.root_nsmap
-        key = xsi if nsmap is not None else (xsi, tuple(sorted(el.nsmap.items(), key=str)))
-        found = self.plans.get(key)
+    def plan_of_xsi(self, xsi: str) -> _ReadPlan:
+        found = self.by_xsi.get(xsi)
         if found is None:
             prefix, _, local = xsi.rpartition(":")
-            uri = (nsmap if nsmap is not None else el.nsmap).get(prefix or None)
-            found = self.plans[key] = self.plan_of(uri, local, el.sourceline)
+            uris = self.prefixes.get(prefix or None)
+            found = self.by_xsi[xsi] = self.plan_of(uris[-1] if uris else None, local)
         return found
 
-    def plan_of(self, uri: str | None, name: str, line: int | None) -> _ReadPlan:
+    def plan_of(self, uri: str | None, name: str) -> _ReadPlan:
         pkg = self.registry.get(uri) if uri else None
         if pkg is None:
-            raise self.fail(line, f"no metamodel registered for namespace {uri!r} (read its .ecore first)")
+            raise self.fail(f"no metamodel registered for namespace {uri!r} (read its .ecore first)")
         eclass = pkg.getEClassifier(name)
         if eclass is None or not hasattr(eclass, "eStructuralFeatures"):
-            raise self.fail(line, f"class {name!r} not found in {uri}")
-        return self.plan_of_class(eclass, line)
+            raise self.fail(f"class {name!r} not found in {uri}")
+        return self.plan_of_class(eclass)
 
-    def plan_of_class(self, eclass: Any, line: int | None) -> _ReadPlan:
+    def plan_of_class(self, eclass: Any) -> _ReadPlan:
+        found = self.by_class.get(id(eclass))
+        if found is not None and found.eclass is eclass:
+            return found
         if eclass.abstract:
-            raise self.fail(line, f"class {eclass.name!r} is abstract")
-        return _ReadPlan(eclass)
+            raise self.fail(f"class {eclass.name!r} is abstract")
+        plan = _ReadPlan(eclass)
+        source, free = _create_source(plan, fastpath.RAW)
 
-    def create(self, el: etree._Element, plan: _ReadPlan) -> EObject:
-        cls = plan.cls
-        obj: EObject = cls.__new__(cls)  # PyEcore's constructor without keyword handling
-        d = obj.__dict__
-        isset = obj._isset
-        handlers = plan.handlers
-        raw = fastpath.RAW
-        holder = fastpath.attribute_holder
-        for key, text in el.items():
-            h = handlers.get(key)
-            if h is None:
-                if key[0] != "{":
-                    raise self.fail(el.sourceline, f"class {plan.name} has no feature {key!r}")
-                if key == _XMI_ID:
-                    self.name_object(obj, text, el.sourceline)
-                continue  # xsi:type, xmi:version and other namespaced attributes
-            kind, f, name, from_literal, codec = h
-            if kind == _ATTR:
-                try:
-                    value = from_literal(text)  # type: ignore[misc]
-                except (ValueError, InvalidOperation, OverflowError):
-                    value = self.literal(codec, text, f"{plan.name}.{key}", el.sourceline)
-                if raw:  # a new object: no holder yet (XML has no repeated attributes)
-                    d[name] = holder(obj, f, value)
-                    isset[f] = None
-                else:
-                    fastpath.set_attribute(obj, f, value)
-            elif kind == _MANY_ATTR:
-                where = f"{self.name}:{el.sourceline}: {plan.name}.{key}"
-                obj.eGet(f).extend(datatypes.parse_literal(codec, t, where) for t in text.split())  # type: ignore[arg-type]
-            else:
-                self.pending.append((obj, f, text, el.sourceline or 1))
-        if len(el):
-            for child in list(el):
-                if type(child.tag) is str:
-                    self.child(obj, plan, child)
-        return obj
+        def bad(k: int, key: str, text: str) -> Any:  # free[k] is the feature's from_literal
+            codec = plan.handlers[key][2]
+            assert codec is not None and codec.from_literal is free[k]
+            return self.bad_literal(plan, codec, key, text)
 
-    def literal(self, codec: Any, text: str, what: str, line: int | None) -> Any:
-        return datatypes.parse_literal(codec, text, f"{self.name}:{line}: {what}")
+        def other(obj: EObject, key: str, text: str) -> None:
+            self.other_attribute(obj, plan, key, text)
 
-    def name_object(self, obj: EObject, ident: str, line: int | None) -> None:
-        if ident in self.by_id:
-            raise self.fail(line, f"xmi:id {ident!r} is used twice")
-        self.by_id[ident] = obj
-        self.ids[obj] = ident
+        plan.create = codegen.build(
+            source, f"<cfmodel.xmi create {plan.name}>", cls=plan.cls, new=object.__new__, EValue=EValue,
+            set_attribute=fastpath.set_attribute, InvalidOperation=InvalidOperation, by_id=self.by_id,
+            ids=self.ids, pending=self.pending.append, P=self.parser, duplicate=self.duplicate_id, bad=bad,
+            other=other, **{f"L{k}": v for k, v in enumerate(free)})
+        self.by_class[id(eclass)] = plan
+        return plan
 
-    def child(self, obj: EObject, plan: _ReadPlan, el: etree._Element) -> None:
-        tag = el.tag
-        name = tag if tag[0] != "{" else etree.QName(el).localname
-        h = plan.handlers.get(name)
-        if h is None:
-            raise self.fail(el.sourceline, f"class {plan.name} has no feature {name!r}")
-        kind, f, _, _, codec = h
-        if kind in (_ATTR, _MANY_ATTR):
-            value = datatypes.parse_literal(codec, el.text or "", f"{self.name}:{el.sourceline}")  # type: ignore[arg-type]
-            if f.many:
-                obj.eGet(f).append(value)
-            else:
-                fastpath.set_attribute(obj, f, value)
-        elif kind == _CONTAIN:
-            self.contain(obj, f, self.create(el, self.plan_of_xsi(el, f.eType)))
-        elif el.get("href") is not None:
-            raise self.fail(el.sourceline, f"cross-document reference {el.get('href')!r} is not supported")
-        else:
-            raise self.fail(el.sourceline, f"unexpected element for reference {name!r}")
-
-    def contain(self, parent: EObject, f: Any, child: EObject) -> None:
-        if f.many:
-            fastpath.add_item(parent, f, fastpath.collection(parent, f), child, containment=True)
-        else:
-            fastpath.set_reference(parent, f, child, containment=True)
-        opp = f.eOpposite
-        if opp is not None:
-            fastpath.set_reference(child, opp, parent)
+    # -- references
 
     def resolve_references(self) -> None:
         targets = linking.Targets(self.roots, self.by_id)
@@ -510,13 +653,13 @@ class _Reader:
             bad = links.set_references(obj, f, found)
             if bad is not None:
                 message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
-                raise self.fail(line, message)
+                raise self.fail(message, line)
         links.add_missing_opposites()
 
     def target(self, targets: linking.Targets, token: str, line: int) -> EObject:
         if "#" in token:
-            raise self.fail(line, f"cross-document reference {token!r} is not supported")
+            raise self.fail(f"cross-document reference {token!r} is not supported", line)
         found = targets.find(token)
         if found is None:
-            raise self.fail(line, f"unresolved reference {token!r}")
+            raise self.fail(f"unresolved reference {token!r}", line)
         return found

@@ -1,11 +1,16 @@
 """Safe XML parsing for every reader: untrusted files never hang, expand or fetch.
 
-Input: a path or bytes plus `XmlLimits`. Output: an lxml element tree. Guarantees: no
-entity is ever expanded (``resolve_entities=False``) and any DOCTYPE that declares
-entities is refused before libxml2 sees it (XXE, billion laughs, quadratic blowup); no
-DTD or network access (``load_dtd=False``, ``no_network=True``); libxml2's own size
-limits stay on (``huge_tree=False``); files over ``max_bytes`` and elements nested deeper
-than ``max_depth`` are refused. Every refusal and every syntax error is a
+Input: a path or bytes plus `XmlLimits`. Output: an lxml element tree (`parse_bytes`,
+for `.ecore`), or a stream of events from expat into a caller's handlers (`event_parser`
+and `feed`, for XMI instance files, which can be large). Guarantees: any DOCTYPE that
+declares entities is refused before a parser sees the document (XXE, billion laughs,
+quadratic blowup), and both parsers refuse again on their own (lxml: no entity is ever
+expanded, ``resolve_entities=False``; expat: every entity declaration raises, parameter
+entities are never parsed); no DTD or network access (lxml: ``load_dtd=False``,
+``no_network=True``; expat reads nothing but the given bytes); libxml2's own size limits
+stay on (``huge_tree=False``); files over ``max_bytes`` are refused before parsing, and
+elements nested deeper than ``max_depth`` are refused (checked here for trees; event
+handlers call `too_deep`). Every refusal and every syntax error is a
 `CfSerializationError` with the file (and line, when known) as its span.
 """
 
@@ -13,15 +18,14 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NoReturn
+from xml.parsers import expat
 
 from lxml import etree  # type: ignore[import-untyped]  # no stubs
 
 from cfmodel.errors import CfSerializationError, Span
-
-_ROOT_START = re.compile(r"<[A-Za-z_:]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +66,7 @@ def read_file(path: Path | str, limits: XmlLimits = XmlLimits()) -> bytes:
 
 
 def parse_bytes(data: bytes, name: str = "<bytes>", limits: XmlLimits = XmlLimits()) -> etree._ElementTree:
-    if len(data) > limits.max_bytes:
-        message = f"document is {len(data)} bytes, over the limit of {limits.max_bytes}"
-        raise _refuse(name, message, "too-large")
-    _refuse_entity_declarations(data, name)
+    _check_document(data, name, limits)
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, dtd_validation=False,
     )
@@ -80,6 +81,52 @@ def parse_bytes(data: bytes, name: str = "<bytes>", limits: XmlLimits = XmlLimit
         raise _refuse(name, "the DOCTYPE declares entities", "xml-entities")
     _check_depth(tree.getroot(), name, limits.max_depth)
     return tree
+
+
+def _check_document(data: bytes, name: str, limits: XmlLimits) -> None:
+    if len(data) > limits.max_bytes:
+        message = f"document is {len(data)} bytes, over the limit of {limits.max_bytes}"
+        raise _refuse(name, message, "too-large")
+    _refuse_entity_declarations(data, name)
+
+
+def event_parser(name: str) -> Any:
+    """A namespace-aware expat parser (names as ``"uri local"``) that refuses entities.
+
+    The caller sets its element handlers, then calls `feed`. Text arrives in large
+    chunks (``buffer_text``); attributes as a dict in document order.
+    """
+    parser = expat.ParserCreate(namespace_separator=" ")
+    parser.buffer_text = True
+    parser.buffer_size = 1 << 16
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse(*_: Any) -> NoReturn:
+        raise _refuse(name, "the DOCTYPE declares entities", "xml-entities", parser.CurrentLineNumber)
+
+    parser.EntityDeclHandler = refuse
+    parser.UnparsedEntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse
+    return parser
+
+
+def feed(parser: Any, data: bytes, name: str, limits: XmlLimits = XmlLimits()) -> None:
+    """Check `data` (size, entity declarations), then parse all of it with `parser`.
+
+    Errors raised by the caller's handlers pass through unchanged.
+    """
+    _check_document(data, name, limits)
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        message = f"not well-formed XML: {expat.ErrorString(exc.code)}"
+        span = _span(name, exc.lineno, exc.offset + 1)
+        raise CfSerializationError(message, span, code="xml-syntax") from exc
+
+
+def too_deep(name: str, max_depth: int, line: int | None) -> CfSerializationError:
+    """The refusal for elements nested deeper than `max_depth` (event handlers raise it)."""
+    return _refuse(name, f"elements nest deeper than {max_depth} levels", "too-deep", line)
 
 
 def _scan_text(data: bytes) -> str:
@@ -104,12 +151,11 @@ def _check_depth(root: etree._Element, name: str, max_depth: int) -> None:
     if max_depth <= _XPATH_MAX_STEPS:
         # One XPath step per level, evaluated in C: linear in the number of elements.
         found = _deeper_than(max_depth)(root)
-        too_deep = found[0] if found else None
+        found_el = found[0] if found else None
     else:
-        too_deep = _walk_deeper_than(root, max_depth)
-    if too_deep is not None:
-        message = f"elements nest deeper than {max_depth} levels"
-        raise _refuse(name, message, "too-deep", too_deep.sourceline)
+        found_el = _walk_deeper_than(root, max_depth)
+    if found_el is not None:
+        raise too_deep(name, max_depth, found_el.sourceline)
 
 
 _XPATH_MAX_STEPS = 1000  # libxml2's XPath recursion limit is a little above this
