@@ -1,4 +1,4 @@
-"""``cfmodel parse`` and ``cfmodel check``: the frontend on its own."""
+"""``cfmodel parse`` and ``cfmodel check``: the frontend on its own (parse, load, resolve)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,15 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """Load, parse and resolve (names, types, relations) a project; nothing is evaluated."""
+    from cfmodel.transforms.resolve import resolve
+
     started = time.perf_counter()
     project = load_project(args.project, parse_cache(args))
+    program = resolve(project)
     elapsed = time.perf_counter() - started
+    for warning in program.warnings:
+        print(warning.render(), file=sys.stderr)
     modules = sorted({name.split("::")[0] for name in project.namespaces} - {"__config__"})
     print(
         f"{project.name}: ok — {len(project.namespaces)} files, {project.total_lines} lines, "
@@ -44,6 +50,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE")
     p.set_defaults(func=cmd_parse)
 
-    p = sub.add_parser("check", parents=[common], help="parse a project and every module it imports")
+    p = sub.add_parser(
+        "check", parents=[common], help="parse and resolve a project and every module it imports"
+    )
     add_project_argument(p)
     p.set_defaults(func=cmd_check)

@@ -151,3 +151,30 @@ def test_internal_errors_are_reported_as_bugs_without_traceback(
         "cfmodel: internal error: RuntimeError: boom\n"
         "cfmodel: this is a bug; set CFMODEL_DEBUG=1 for details and please report it\n"
     )
+
+
+def test_check_resolves_names_and_reports_every_problem(tmp_path: Path) -> None:
+    (tmp_path / "main.cf").write_text(
+        "entity Host:\n    strin name\nend\nHost.disks [2:1] -- Disk\n", encoding="utf-8"
+    )
+    result = run("check", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        "main.cf:2:5: error: could not find type 'strin' in namespace __config__ (did you mean 'string'?)  "
+        "[unknown-type]\n"
+        "main.cf:4:12: error: bad multiplicity [2:1]: the upper bound 1 is below the lower bound 2  "
+        "[bad-multiplicity]\n"
+        "main.cf:4:21: error: could not find entity 'Disk' in namespace __config__  [unknown-entity]\n"
+    )
+    assert_no_traceback(result)
+
+
+def test_check_prints_resolve_warnings_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / "main.cf").write_text("entity Host:\n    number weight = 1\nend\n", encoding="utf-8")
+    result = run("check", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{tmp_path.name}: ok — 2 files, ")
+    assert result.stderr == (
+        "main.cf:2:5: warning: type 'number' is deprecated, use 'float' or 'int' instead  [deprecated-type]\n"
+    )

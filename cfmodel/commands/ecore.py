@@ -1,0 +1,62 @@
+"""``cfmodel ecore export`` and ``cfmodel ecore import``: the derived metamodel as ``.ecore``.
+
+``export PROJECT -o DIR`` resolves and lifts a project (nothing is evaluated) and writes
+one ``<package>.ecore`` per root package (a module, its namespaces nested) into DIR,
+each file replaced atomically after all of them were made. ``import X.ecore... -o DIR``
+turns EMF metamodels into a project of ``.cf`` definitions in DIR (``project.yml``,
+``main.cf``, ``libs/<module>/…``); it refuses to overwrite a file with other content
+unless ``--force`` is given. Mapping and annotations: docs/metamodel.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cfmodel.commands import SubParsers
+from cfmodel.commands._options import add_project_argument, parse_cache
+
+ORDER = 60
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from cfmodel.project import load_project
+    from cfmodel.transforms.lift import DEFAULT_URI_BASE, LiftOptions, lift
+    from cfmodel.transforms.resolve import resolve
+
+    program = resolve(load_project(args.project, parse_cache(args)))
+    for warning in program.warnings:
+        print(warning.render(), file=sys.stderr)
+    options = LiftOptions(uri_base=args.uri_base or DEFAULT_URI_BASE, spans=args.spans)
+    for path in lift(program, options).write(Path(args.output)):
+        print(path)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from cfmodel.transforms.ecore_import import import_ecore
+
+    for path in import_ecore([Path(f) for f in args.files], Path(args.output), args.name, args.force):
+        print(path)
+    return 0
+
+
+def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
+    ecore = sub.add_parser("ecore", help="Ecore: export a project's derived metamodel, import EMF metamodels")
+    ecore_sub = ecore.add_subparsers(dest="ecore_command", metavar="COMMAND")
+    ecore_sub.required = True
+
+    p = ecore_sub.add_parser("export", parents=[common], help="write the project's metamodel as .ecore files")
+    add_project_argument(p)
+    p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory to write into")
+    p.add_argument("--spans", action="store_true", help="record source positions as annotations")
+    p.add_argument("--uri-base", metavar="URI", help="nsURI base (default http://cfmodel.org/model/)")
+    p.set_defaults(func=cmd_export)
+
+    p = ecore_sub.add_parser("import", parents=[common], help="turn .ecore metamodels into .cf definitions")
+    p.add_argument("files", metavar="FILE", nargs="+", help=".ecore files (read together)")
+    p.add_argument("-o", "--output", metavar="DIR", required=True, help="project directory to write")
+    p.add_argument("--name", help="project name for project.yml (default: the file's or directory's name)")
+    p.add_argument("--force", action="store_true", help="overwrite files that differ")
+    p.set_defaults(func=cmd_import)
