@@ -115,3 +115,40 @@ def infra_ids(obj: EObject) -> str | None:
     if obj.eClass.name in ("Host", "Cluster"):
         return ncname_id(f"{obj.eClass.name}:{obj.name}")
     return None
+
+
+def tree_packages() -> tuple[EPackage, EPackage]:
+    """Two packages with the same nsPrefix: ``base`` (an abstract ``Named``, a ``Thing``) and
+    ``app`` (a ``Node`` with nested containment, a container reference, a bidirectional
+    many-to-many pair, a single containment and a many-valued attribute)."""
+    base = EPackage("base", nsURI="http://cfmodel.example/base", nsPrefix="base")
+    named = EClass("Named", abstract=True)
+    named.eStructuralFeatures.append(EAttribute("name", EString))
+    thing = EClass("Thing", superclass=(named,))
+    base.eClassifiers.extend([named, thing])
+    app = EPackage("app", nsURI="http://cfmodel.example/app", nsPrefix="base")
+    node = EClass("Node", superclass=(named,))
+    kids = EReference("kids", node, upper=-1, containment=True)
+    parent = EReference("parent", node)
+    kids.eOpposite = parent
+    out_, in_ = EReference("out", node, upper=-1), EReference("in", node, upper=-1)
+    out_.eOpposite = in_
+    one = EReference("one", node, containment=True)
+    node.eStructuralFeatures += [kids, parent, out_, in_, one, EAttribute("vals", EInt, upper=-1)]
+    app.eClassifiers.append(node)
+    return base, app
+
+
+def tree_model(base: EPackage, app: EPackage) -> list[EObject]:
+    node, thing = klass(app, "Node"), klass(base, "Thing")
+    root = node(name="r")
+    root.kids.append(node(name="k"))
+    root.kids[0].kids.append(node(name="kk"))
+    root.one = node(name='o"<&>\n')
+    root.kids[0].kids[0].out.append(root.one)
+    root.vals.extend([3, 1, 2])
+    other = node(name="other")
+    other.out.append(root.kids[0])
+    other.one = node(name="deep")
+    other.one.kids.append(node(name="d2"))
+    return [root, thing(name="t"), other]

@@ -1,0 +1,247 @@
+"""The serializers' fast paths leave exactly what PyEcore's own API leaves.
+
+Objects read from XMI and JSON are built through `fastpath` (direct holders, no
+notifications) and per-class generated code; the writers and the validation use
+generated per-class functions. Each is compared here with the general path it replaces:
+PyEcore's setters (the sample models are built with them), the detailed validation, and
+the general attribute writer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from decimal import Decimal
+from enum import IntEnum
+from typing import Any
+
+import pytest
+from ordered_set import OrderedSet
+from pyecore.ecore import EAttribute, EClass, EDouble, EInt, EObject, EPackage, EString
+from pyecore.resources import ResourceSet
+from pyecore.valuecontainer import EValue
+
+from cfmodel.errors import CfSerializationError
+from cfmodel.serializers import canonical, ecore, fastpath, json, linking, model, validate, xmi
+from tests.serializers.samples import infra_ids, infra_model, infra_package
+
+
+def _ids(roots: list[EObject]) -> dict[EObject, str]:
+    return {o: i for o in canonical.walk(roots) if (i := infra_ids(o))}
+
+
+def internal_state(roots: list[EObject], ids: dict[EObject, str]) -> list[str]:
+    """Everything PyEcore keeps on the objects that a reader sets, as comparable text."""
+    paths = canonical.Paths(roots, ids)
+    out: list[str] = []
+    for obj in canonical.walk(roots):
+        out.append(f"{paths(obj)} isset={sorted(f.name for f in obj._isset)}")
+        cont = obj._container
+        feature = obj._containment_feature
+        out.append(f"  container={paths(cont) if isinstance(cont, EObject) else cont}"
+                   f" via {feature.name if feature is not None else None}")
+        out.append(f"  inverse={sorted((paths(o), f.name) for o, f in obj._inverse_rels)}")
+        out.append(f"  listeners={len(obj.listeners)} eternal={len(obj._eternal_listener)}")
+        for f in model.all_features(obj.eClass):
+            holder = obj.__dict__.get(f._name)
+            if holder is None:
+                continue
+            if isinstance(holder, EValue):
+                assert holder.owner is obj and holder.feature is f
+                assert holder.is_ref == (not isinstance(f, EAttribute))
+                assert holder.is_cont == bool(getattr(f, "containment", False))
+                value = canonical.value(holder._value, paths, {id(o) for o in canonical.walk(roots)})
+                out.append(f"  {f.name}: EValue {value}")
+            else:
+                inside = {id(o) for o in canonical.walk(roots)}
+                items = [canonical.value(v, paths, inside) for v in holder]
+                out.append(f"  {f.name}: {type(holder).__name__} {items}")
+    return out
+
+
+@pytest.fixture(params=[True, False], ids=["raw", "pyecore-api"])
+def raw(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
+    monkeypatch.setattr(fastpath, "RAW", request.param)
+    yield request.param
+
+
+def test_the_raw_path_is_taken_with_this_pyecore() -> None:
+    assert fastpath.RAW
+
+
+@pytest.mark.parametrize("module", [xmi, json], ids=["xmi", "json"])
+@pytest.mark.parametrize("with_ids", [True, False], ids=["ids", "positional"])
+def test_read_objects_match_objects_built_through_pyecore(module: Any, with_ids: bool, raw: bool) -> None:
+    pkg = infra_package()
+    roots = infra_model(pkg)
+    ids = _ids(roots) if with_ids else {}
+    options = (xmi.XmiOptions if module is xmi else json.JsonOptions)(id_of=ids.get)
+    data = module.to_bytes(roots, options)
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    doc = module.from_bytes(data, rset)
+    # Holders that PyEcore's setters create and the readers do not need: an attribute
+    # accessed but never set, such as `port` below, is simply absent after reading.
+    expected = internal_state(roots, ids)
+    assert internal_state(doc.roots, doc.ids) == expected
+
+
+def _edit(roots: list[EObject]) -> list[str]:
+    """Edits through PyEcore's API; returns the notifications seen on the first root."""
+    web0, web1, cluster = roots[0], roots[1], roots[-1]
+    seen: list[str] = []
+    listener = type("L", (), {"notifyChanged": lambda self, n: seen.append(f"{n.kind.name} {n.feature.name}")})
+    web0.listeners.append(listener())
+    web0.name = "renamed"
+    web0.peers.remove(web1)  # an opposite: web1.peerOf loses web0
+    web0.files[0].host = web1  # the container reference: the file moves to web1.files
+    web0.primary = None
+    web1.tags.append("new")
+    cluster.hosts.remove(web0)
+    web1.delete()
+    return seen
+
+
+def test_read_objects_behave_like_built_ones_under_edits(raw: bool) -> None:
+    pkg = infra_package()
+    built = infra_model(pkg)
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    doc = xmi.from_bytes(xmi.to_bytes(built, xmi.XmiOptions(id_of=infra_ids)), rset)
+    read = doc.roots
+    assert _edit(read) == _edit(built)
+    assert internal_state(read, {}) == internal_state(built, {})
+
+
+# ---- the generated attribute writer against the general one ------------------------------
+
+
+class Level(IntEnum):
+    LOW = 1
+
+
+class Shout(str):
+    def __str__(self) -> str:
+        return self.upper()
+
+
+def _odd_package() -> tuple[EPackage, EClass]:
+    pkg = EPackage("o", nsURI="http://cfmodel.example/o", nsPrefix="o")
+    c = EClass("Odd")
+    c.eStructuralFeatures += [EAttribute("s", EString), EAttribute("i", EInt), EAttribute("d", EDouble)]
+    pkg.eClassifiers.append(c)
+    return pkg, c
+
+
+@pytest.mark.parametrize("s, i, d", [
+    ('<&>"\n\r\t', 0, 0.0),
+    (Shout("a&b"), Level.LOW, math.nan),
+    ("plain", 2**31 - 1, -math.inf),
+    ("é ü 𝄞", -(2**31), 1e300),
+])
+def test_generated_head_equals_general_head(s: str, i: int, d: float) -> None:
+    _pkg, c = _odd_package()
+    obj = c(s=s, i=i, d=d)
+    plan = xmi._ClassPlan(c, "o")
+    names = linking.Fragments([obj], {})
+    assert plan.head(obj, {}, names) == plan.slow_head(obj, {}, names)
+    assert plan.head(obj, {obj: "x1"}, names) == plan.slow_head(obj, {obj: "x1"}, names)
+
+
+@pytest.mark.parametrize("with_ids", [True, False], ids=["ids", "positional"])
+def test_generated_heads_equal_general_heads_on_the_sample(with_ids: bool) -> None:
+    pkg = infra_package()
+    roots = infra_model(pkg)
+    ids = _ids(roots) if with_ids else {}
+    names = linking.Fragments(roots, ids)
+    plans: dict[type, xmi._ClassPlan] = {}
+    for obj in canonical.walk(roots):
+        plan = plans.setdefault(type(obj), xmi._ClassPlan(obj.eClass, "infra"))
+        assert plan.head(obj, ids, names) == plan.slow_head(obj, ids, names)
+
+
+def test_values_stored_around_pyecore_are_written_by_the_general_head() -> None:
+    _pkg, c = _odd_package()
+    obj = c(s="x", i=1)
+    obj.__dict__["s"] = "raw"  # no holder: the generated head cannot read it
+    data = xmi.to_bytes([obj]).decode()
+    assert '<o:Odd xmi:version="2.0"' in data and 's="raw" i="1"' in data
+
+
+# ---- generated validation against the detailed one --------------------------------------
+
+
+def _problems(roots: list[EObject], ids: dict[EObject, str], fast: bool,
+              monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(validate._Rules, "__init__", _always_slow)
+        objects = list(canonical.walk(roots))
+        try:
+            validate.check_objects(objects, ids)
+        except CfSerializationError as exc:
+            return [n.message for n in exc.notes]
+    return []
+
+
+def _always_slow(self: Any, eclass: Any, features: Any, pairs: Any) -> None:
+    self.slow = True
+    self.clean = None
+
+
+def _breakages() -> Iterator[tuple[str, Any]]:
+    yield "valid", lambda roots: None
+    yield "required unset", lambda roots: roots[0].__dict__["name"].__setattr__("_value", None)
+    yield "EInt overflow", lambda roots: _force(roots[0], "cpus", 2**31)
+    yield "EShort overflow", lambda roots: _force(roots[1], "weight", 40000)
+    yield "bool as int", lambda roots: _force(roots[1], "cpus", True)
+    yield "illegal character", lambda roots: _force(roots[2], "name", "a\x01b")
+    yield "bad float", lambda roots: _force(roots[0], "load", "1.5")
+    yield "bad list item", lambda roots: roots[0].tags.append("\x00")
+    yield "outside target", lambda roots: _force(roots[0], "primary", roots[0].eClass.ePackage
+                                                    .getEClassifier("File")(name="stray"))
+    yield "unpaired opposite", lambda roots: OrderedSet.clear(roots[1].__dict__["peerOf"])  # around PyEcore
+    yield "container missing", lambda roots: _force(roots[0].files[0], "host", None)
+
+
+def _force(obj: EObject, name: str, value: Any) -> None:
+    obj.__dict__[name]._value = value  # around PyEcore's type check, as a buggy caller might
+
+
+@pytest.mark.parametrize("name, breakage", list(_breakages()), ids=[n for n, _ in _breakages()])
+def test_generated_validation_reports_what_the_detailed_one_does(
+    name: str, breakage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = infra_package()
+    roots = infra_model(pkg)
+    roots[0].port = 8080
+    roots[0].load = 0.5
+    breakage(roots)
+    ids = _ids(roots)
+    fast = _problems(roots, ids, True, monkeypatch)
+    slow = _problems(roots, ids, False, monkeypatch)
+    assert fast == slow
+    assert bool(fast) == (name != "valid")
+
+
+def test_validation_of_many_values_and_bounds() -> None:
+    pkg = EPackage("b", nsURI="http://cfmodel.example/b", nsPrefix="b")
+    c = EClass("C")
+    c.eStructuralFeatures.append(EAttribute("xs", EInt, lower=1, upper=2))
+    pkg.eClassifiers.append(c)
+    for values, ok in (([1], True), ([1, 2], True), ([], False), ([1, 2, 3], False)):
+        obj = c()
+        obj.xs.extend(values)
+        if ok:
+            validate.check_objects([obj], {})
+        else:
+            with pytest.raises(CfSerializationError, match=r"values, expected \[1\.\.2\]"):
+                validate.check_objects([obj], {})
+
+
+def test_big_decimal_and_enum_values_use_the_codec() -> None:
+    pkg = infra_package()
+    host = pkg.getEClassifier("Host")(name="h", price=Decimal("1.5"))
+    host.__dict__["price"]._value = Decimal("NaN")
+    with pytest.raises(CfSerializationError, match="is not a valid EBigDecimal"):
+        validate.check_objects([host], {})
