@@ -1,4 +1,9 @@
-"""Hostile XML is refused quickly with a clear error; nothing is expanded or fetched."""
+"""Hostile XML is refused quickly with a clear error; nothing is expanded or fetched.
+
+Both readers are covered: `.ecore` (lxml tree) and XMI (expat event stream), through
+bytes and through files, for XXE, billion laughs, quadratic blowup, parameter entities,
+entity declarations the prescan cannot see, external DTDs, absurd sizes and depths.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
+from lxml import etree  # type: ignore[import-untyped]  # no stubs
+from pyecore.ecore import EPackage
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError
-from cfmodel.serializers import ecore, xmi
+from cfmodel.serializers import ecore, xmi, xmlsafe
 from cfmodel.serializers.xmlsafe import XmlLimits, parse_bytes, parse_file
+from tests.serializers.samples import infra_model, infra_package
 
 XXE = b"""<?xml version="1.0"?>
 <!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>
@@ -24,6 +32,25 @@ QUADRATIC = (b'<?xml version="1.0"?>\n<!DOCTYPE q [<!ENTITY a "' + b"x" * 50_000
              + b"&a;" * 50_000 + b"</q>")
 
 UTF16_XXE = XXE.decode().replace('version="1.0"', 'version="1.0" encoding="UTF-16"').encode("utf-16")
+
+PARAMETER = b"""<?xml version="1.0"?>
+<!DOCTYPE r [<!ENTITY % p SYSTEM "http://127.0.0.1:9/evil.dtd"> %p;]>
+<r/>"""
+
+HOSTILE = {"xxe": XXE, "laughs": LAUGHS, "quadratic": QUADRATIC, "utf16": UTF16_XXE, "parameter": PARAMETER}
+
+
+def _read_xmi(data: bytes, name: str = "evil.xmi", limits: XmlLimits | None = None) -> object:
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(infra_package()), "infra.ecore", rset)
+    return xmi.from_bytes(data, rset, name, xmi.XmiOptions(limits=limits or XmlLimits()))
+
+
+def _read_ecore(data: bytes, name: str = "evil.ecore", limits: XmlLimits | None = None) -> object:
+    return ecore.from_bytes(data, name, options=ecore.EcoreOptions(limits=limits or XmlLimits()))
+
+
+READERS = {"xmi": _read_xmi, "ecore": _read_ecore}
 
 
 @pytest.mark.parametrize("data", [XXE, LAUGHS, QUADRATIC, UTF16_XXE], ids=["xxe", "laughs", "quadratic", "utf16"])
@@ -66,6 +93,128 @@ def test_readers_use_the_safe_parser() -> None:
         ecore.from_bytes(XXE, "m.ecore")
     with pytest.raises(CfSerializationError, match="DOCTYPE declares entities"):
         xmi.from_bytes(LAUGHS, ResourceSet())
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("attack", sorted(HOSTILE))
+def test_both_readers_refuse_entities_quickly(reader: str, attack: str, tmp_path: Path) -> None:
+    start = time.perf_counter()
+    with pytest.raises(CfSerializationError, match="DOCTYPE declares entities") as exc:
+        READERS[reader](HOSTILE[attack], f"evil.{reader}")
+    assert exc.value.code == "xml-entities"
+    assert exc.value.span is not None and exc.value.span.file == f"evil.{reader}"
+    path = tmp_path / f"evil.{reader}"
+    path.write_bytes(HOSTILE[attack])
+    with pytest.raises(CfSerializationError, match="DOCTYPE declares entities"):
+        if reader == "xmi":
+            rset = ResourceSet()
+            ecore.from_bytes(ecore.to_bytes(infra_package()), "infra.ecore", rset)
+            xmi.read(path, rset)
+        else:
+            ecore.read(path)
+    assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize("attack", sorted(HOSTILE))
+def test_the_parsers_refuse_entities_on_their_own(attack: str) -> None:
+    """Behind the prescan: expat raises on any entity declaration; lxml expands nothing."""
+    data = HOSTILE[attack]
+    parser = xmlsafe.event_parser("evil.xmi")
+    with pytest.raises(CfSerializationError, match="DOCTYPE declares entities") as exc:
+        parser.Parse(data, True)
+    assert exc.value.code == "xml-entities"
+    if attack in ("xxe", "utf16"):
+        tree = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False))
+        assert "root:" not in (tree.text or "") and "root:" not in etree.tostring(tree).decode()
+
+
+def _nested(reader: str, depth: int) -> bytes:
+    """A document nesting `depth` elements, valid up to the nesting for `reader`."""
+    if reader == "ecore":
+        pkg = sub = EPackage("p0", nsURI="http://cfmodel.example/p0", nsPrefix="p0")
+        for i in range(1, min(depth, 300)):
+            nested = EPackage(f"p{i}", nsURI=f"http://cfmodel.example/p{i}", nsPrefix=f"p{i}")
+            sub.eSubpackages.append(nested)
+            sub = nested
+        if depth <= 300:
+            return ecore.to_bytes(pkg)
+        return b"<a>" * depth + b"</a>" * depth
+    host = infra_package().getEClassifier("Host")(name="h")
+    return xmi.to_bytes([host]).replace(b"/>\n", b">\n" + b"<tags>" * (depth - 1) + b"</tags>" * (depth - 1)
+                                        + b"</infra:Host>\n")
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_too_deep_is_refused_by_both_readers(reader: str) -> None:
+    with pytest.raises(CfSerializationError, match="nest deeper than 128 levels") as exc:
+        READERS[reader](_nested(reader, 200))
+    assert exc.value.code == "too-deep"
+    assert exc.value.span is not None and exc.value.span.line == (130 if reader == "ecore" else 3)  # the 129th
+    with pytest.raises(CfSerializationError, match="nest deeper than 50 levels"):
+        READERS[reader](_nested(reader, 51), limits=XmlLimits(max_depth=50))
+    READERS[reader](_nested(reader, 50), limits=XmlLimits(max_depth=50))
+    start = time.perf_counter()
+    with pytest.raises(CfSerializationError) as exc:
+        READERS[reader](_nested(reader, 1_000_000))
+    assert exc.value.code in ("too-deep", "xml-syntax")  # libxml2 has a cap of its own
+    assert time.perf_counter() - start < 3.0
+
+
+def test_nested_elements_inside_a_value_are_ignored() -> None:
+    doc = _read_xmi(_nested("xmi", 20))
+    assert list(doc.roots[0].tags) == [""]  # type: ignore[attr-defined]  # the text before the first child
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_too_large_is_refused_by_both_readers(reader: str, tmp_path: Path) -> None:
+    limits = XmlLimits(max_bytes=1000)
+    data = xmi.to_bytes(infra_model(infra_package())) if reader == "xmi" else ecore.to_bytes(infra_package())
+    assert len(data) > 1000
+    with pytest.raises(CfSerializationError, match="over the limit of 1000") as exc:
+        READERS[reader](data, limits=limits)
+    assert exc.value.code == "too-large"
+    path = tmp_path / f"big.{reader}"
+    path.write_bytes(data)
+    with pytest.raises(CfSerializationError, match="over the limit of 1000"):
+        if reader == "xmi":
+            xmi.read(path, ResourceSet(), xmi.XmiOptions(limits=limits))
+        else:
+            ecore.read(path, options=ecore.EcoreOptions(limits=limits))
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_huge_values_are_read_in_linear_time(reader: str) -> None:
+    """One attribute of 20 MB and 200k attributes on one element: no quadratic step."""
+    start = time.perf_counter()
+    big_value = b'<a x="' + b"y" * 20_000_000 + b'"/>'
+    many_attrs = b"<a " + b" ".join(b'a%d="1"' % i for i in range(200_000)) + b"/>"
+    for data in (big_value, many_attrs):
+        with pytest.raises(CfSerializationError):
+            READERS[reader](data)
+    if reader == "xmi":  # expat has no cap of its own on one value: the file size is the cap
+        host = infra_package().getEClassifier("Host")(name="y" * 20_000_000)
+        assert len(_read_xmi(xmi.to_bytes([host])).roots[0].name) == 20_000_000  # type: ignore[attr-defined]
+    assert time.perf_counter() - start < 10.0
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_syntax_errors_carry_the_position_in_both_readers(reader: str) -> None:
+    data = ecore.to_bytes(infra_package()) if reader == "ecore" else xmi.to_bytes(infra_model(infra_package()))
+    lines = data.split(b"\n")
+    lines[1] = lines[1] + b"</oops>"
+    with pytest.raises(CfSerializationError) as exc:
+        READERS[reader](b"\n".join(lines))
+    assert exc.value.code == "xml-syntax"
+    assert exc.value.span is not None and exc.value.span.line == 2
+
+
+def test_external_dtd_is_not_loaded_by_the_xmi_reader() -> None:
+    pkg = infra_package()
+    data = xmi.to_bytes([pkg.getEClassifier("Host")(name="h")])
+    data = data.replace(b"?>\n", b'?>\n<!DOCTYPE infra:Host SYSTEM "http://127.0.0.1:9/x.dtd">\n', 1)
+    start = time.perf_counter()
+    assert _read_xmi(data).roots[0].name == "h"  # type: ignore[attr-defined]
+    assert time.perf_counter() - start < 1.0
 
 
 def test_external_dtd_is_not_loaded() -> None:
