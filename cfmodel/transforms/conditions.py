@@ -26,7 +26,7 @@ from typing import Any
 from cfmodel.errors import Span
 from cfmodel.grammars import nodes
 from cfmodel.transforms import program as p
-from cfmodel.transforms.unparse import literal
+from cfmodel.transforms.unparse import literal, to_source
 
 Plugin = Callable[..., Any]
 
@@ -318,7 +318,8 @@ def check_constraint(
             f"the condition of {qualified_name} cannot be evaluated for {_show(value)}: {error.message}"
         )
     if verdict is not True:
-        return Problem(f"{_show(value)} does not satisfy the condition of {qualified_name}")
+        return Problem(f"{_show(value)} does not satisfy the condition of {qualified_name} "
+                       f"({to_source(condition)})")
     return None
 
 
