@@ -15,6 +15,7 @@ is shown on stderr while compiling, only when stderr is a terminal.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from pathlib import Path
@@ -79,6 +80,12 @@ def compile_from_args(args: argparse.Namespace) -> Any:
         progress.clear()
 
 
+def _done() -> int:
+    """The command is over and the process ends: skip the collector's last pass over the model."""
+    gc.freeze()
+    return 0
+
+
 def _warnings(result: Any) -> None:
     for warning in getattr(result.program, "warnings", []):
         print(warning.render(), file=sys.stderr)
@@ -93,7 +100,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     width = max((len(name) for name in counts), default=0)
     for name, count in counts.items():
         print(f"  {name:<{width}}  {count:>8,}")
-    return 0
+    return _done()
 
 
 def cmd_xmi_export(args: argparse.Namespace) -> int:
@@ -102,7 +109,7 @@ def cmd_xmi_export(args: argparse.Namespace) -> int:
     written = result.save_xmi(Path(args.output))
     for path in written:
         print(path)
-    return 0
+    return _done()
 
 
 def cmd_json_export(args: argparse.Namespace) -> int:
@@ -110,7 +117,7 @@ def cmd_json_export(args: argparse.Namespace) -> int:
     _warnings(result)
     result.save_json(Path(args.output))
     print(args.output)
-    return 0
+    return _done()
 
 
 def _compile_options(parser: argparse.ArgumentParser) -> None:

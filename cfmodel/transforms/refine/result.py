@@ -92,16 +92,24 @@ class CompileResult:
 
     @property
     def model(self) -> list[EObject]:
-        """Every instance as a PyEcore object of the derived metamodel, in creation order."""
+        """Every instance as a PyEcore object of the derived metamodel, in creation order.
+
+        Made on first use. The values move into the PyEcore objects: afterwards the
+        evaluator's instances (`raw_instances`) keep their entity and place, not their
+        values (`dump` is then empty), so a large model does not hold its values twice.
+        """
         if self._objects is None:
             metamodel = self._lifted()
+            keys = _Ids(self._ev.instances).all()
             was_enabled = gc.isenabled()
             gc.disable()  # tens of thousands of new objects, none of them garbage
             try:
-                self._objects = _Converter(metamodel).convert(self._ev.instances)
+                objects = _Converter(metamodel).convert(self._ev.instances, release=True)
             finally:
                 if was_enabled:
                     gc.enable()
+            self._ids = {id(obj): key for obj, key in zip(objects, keys, strict=True)}
+            self._objects = objects
         return self._objects
 
     def instances(self, entity: str) -> list[EObject]:
@@ -139,8 +147,8 @@ class CompileResult:
 
     def _id_table(self) -> dict[int, str]:
         if self._ids is None:
-            keys = _Ids(self._ev.instances).all()
-            self._ids = {id(obj): key for obj, key in zip(self.model, keys, strict=True)}
+            self.model  # noqa: B018 - makes the ids too
+        assert self._ids is not None
         return self._ids
 
     # ---------------------------------------------------------------- exports
@@ -245,26 +253,34 @@ class _Converter:
         self.plans[id(info)] = plan
         return plan
 
-    def convert(self, instances: list[Instance]) -> list[EObject]:
-        from pyecore.valuecontainer import EValue
+    def convert(self, instances: list[Instance], release: bool = False) -> list[EObject]:
+        """Make the EObjects; with *release*, empty each instance's slots once copied.
+
+        Values are stored with the serializers' direct holder access (`fastpath`): the
+        objects are new, so there is nobody to notify, and the values were checked against
+        the language's types (the serializers check them again before writing)."""
+        from cfmodel.serializers import fastpath
 
         metamodel = self.metamodel
         classes: dict[int, Any] = {}
         objects: list[EObject] = []
         by_instance: dict[int, EObject] = {}
+        new_object = fastpath.new_object
         for inst in instances:
             info = inst.info
             eclass = classes.get(id(info))
             if eclass is None:
                 eclass = classes[id(info)] = metamodel.eclass(info.entity)
-            obj = eclass()
+            obj = new_object(eclass)
             objects.append(obj)
             by_instance[id(inst)] = obj
-        new_holder = EValue.__new__
+        set_attribute = fastpath.set_attribute
+        set_reference = fastpath.set_reference
+        collection = fastpath.collection
+        add_item = fastpath.add_item
+        note_inverse = fastpath.note_inverse
         for inst, obj in zip(instances, objects, strict=True):
             slots = inst.slots
-            values = obj.__dict__
-            isset = obj._isset
             for name, kind, feature, how in self.plan(inst.info):
                 slot = slots.get(name)
                 if slot is None:
@@ -276,39 +292,31 @@ class _Converter:
                     if value is None or isinstance(value, Unknown):
                         continue
                     if feature.many:
-                        obj.eGet(feature).extend(
-                            [_value(feature, v, how) for v in value if not isinstance(v, Unknown)]
-                        )
-                        continue
-                    value = _value(feature, value, how)
-                    is_ref = False
+                        items = collection(obj, feature)
+                        for item in value:
+                            if not isinstance(item, Unknown):
+                                add_item(obj, feature, items, _value(feature, item, how))
+                    else:
+                        set_attribute(obj, feature, _value(feature, value, how))
+                    continue
+                targets = _targets(slot)
+                if not targets:
+                    continue
+                one_way = feature.eOpposite is None
+                if feature.many:
+                    items = collection(obj, feature)
+                    for target in targets:
+                        target_object = by_instance[id(target)]
+                        add_item(obj, feature, items, target_object)
+                        if one_way:
+                            note_inverse(target_object, obj, feature)
                 else:
-                    targets = _targets(slot)
-                    if not targets:
-                        continue
-                    if feature.many:
-                        collection = obj.eGet(feature)
-                        for target in targets:
-                            collection.append(by_instance[id(target)], update_opposite=False)
-                        if feature.eOpposite is None:
-                            for target in targets:
-                                by_instance[id(target)]._inverse_rels.add((obj, feature))
-                        continue
-                    value = by_instance[id(targets[0])]
-                    is_ref = True
-                    if feature.eOpposite is None:
-                        value._inverse_rels.add((obj, feature))
-                # one value: what EObject.eSet leaves behind, without its notifications and checks
-                # (the values were checked against the language's types; the serializers check again)
-                holder = new_holder(EValue)
-                holder.owner = obj
-                holder.feature = feature
-                holder.is_ref = is_ref
-                holder.is_cont = False
-                holder.generic_type = None
-                holder._value = value
-                values[feature.name] = holder
-                isset[feature] = None
+                    target_object = by_instance[id(targets[0])]
+                    set_reference(obj, feature, target_object)
+                    if one_way:
+                        note_inverse(target_object, obj, feature)
+            if release:
+                inst.slots = {}
         return objects
 
 

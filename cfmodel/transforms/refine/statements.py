@@ -71,10 +71,10 @@ def emit_block(ev: Evaluator, statements: list[nodes.Statement], frame: Frame) -
 def emit_implementation(ev: Evaluator, instance: Instance, implementation: p.Implementation) -> None:
     impls = instance.impls
     if impls is None:
-        instance.impls = impls = set()
-    if implementation in impls:
+        instance.impls = impls = []
+    elif implementation in impls:
         return
-    impls.add(implementation)
+    impls.append(implementation)
     if implementation.statements:
         ns = implementation.namespace
         frame = Frame(declared_in(implementation.statements), ev.globals[ns.name], ns, instance)
@@ -93,8 +93,8 @@ def emit_anonymous(
         )
     impls = value.impls
     if impls is None:
-        value.impls = impls = set()
-    impls.add(("anonymous", id(statements)))
+        value.impls = impls = []
+    impls.append(("anonymous", id(statements)))
     emit_block(ev, statements, Frame(declared_in(statements), frame, frame.ns, value))
 
 

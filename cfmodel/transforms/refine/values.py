@@ -143,7 +143,7 @@ class Instance:
         self.slots: dict[str, Slot] = {}
         self.span = span
         self.number = number
-        self.impls: set[object] | None = None
+        self.impls: list[object] | None = None  # the implementations applied (usually one)
 
     def slot(self, name: str) -> Slot | None:
         """The slot of attribute or relation *name*, created on first use; None if no such field."""

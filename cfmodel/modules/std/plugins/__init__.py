@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import jinja2
-import jinja2.runtime
 
 from cfmodel.errors import CfEvaluationError
 from cfmodel.plugins import Context, PluginError, Unknown, plugin
@@ -55,30 +51,66 @@ def source(ctx: Context, path: str) -> str:
     return _module_file(ctx, "files", path).read_text(encoding="utf-8")
 
 
-class _Filters(dict[str, Any]):
-    """Jinja filters: the built-in ones, and every plugin as ``ns.name`` (resolved per render)."""
+_engine_state: dict[str, Any] = {}
+_templates: dict[Path, tuple[float, Any]] = {}
+_rendering: list[Context] = []
 
-    def __contains__(self, name: object) -> bool:
-        return super().__contains__(name) or (isinstance(name, str) and "." in name)
 
-    def get(self, name: str, default: Any = None) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            return default
+def _engine() -> Any:
+    """The Jinja2 environment (made, and Jinja2 imported, on first use)."""
+    env = _engine_state.get("env")
+    if env is not None:
+        return env
+    import jinja2
+    import jinja2.runtime
 
-    def __missing__(self, name: str) -> Callable[..., Any]:
-        if "." not in name:
-            raise KeyError(name)
-        qualified = name.replace(".", "::")
+    class Filters(dict[str, Any]):
+        """The built-in filters, and every plugin as ``ns.name`` (resolved per render)."""
 
-        def call(*args: Any, **kwargs: Any) -> Any:
-            functions = _rendering[-1].plugin_functions()
-            if qualified not in functions:
-                raise PluginError(f"no plugin {qualified} for the template filter '{name}'")
-            return functions[qualified](*args, **kwargs)
+        def __contains__(self, name: object) -> bool:
+            return super().__contains__(name) or (isinstance(name, str) and "." in name)
 
-        return call
+        def get(self, name: str, default: Any = None) -> Any:
+            try:
+                return self[name]
+            except KeyError:
+                return default
+
+        def __missing__(self, name: str) -> Any:
+            if "." not in name:
+                raise KeyError(name)
+            qualified = name.replace(".", "::")
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                functions = _rendering[-1].plugin_functions()
+                if qualified not in functions:
+                    raise PluginError(f"no plugin {qualified} for the template filter '{name}'")
+                return functions[qualified](*args, **kwargs)
+
+            return call
+
+    class ScopeContext(jinja2.runtime.Context):
+        """Names in a template are looked up in the calling scope."""
+
+        def resolve_or_missing(self, key: str) -> Any:
+            ctx = self.parent.get("__cfmodel_context__")
+            if ctx is None or not isinstance(ctx, Context):
+                return super().resolve_or_missing(key)
+            try:
+                return ctx.lookup(key)
+            except CfEvaluationError as error:
+                if error.code not in ("undefined", "not-a-value"):
+                    raise
+            if key in ctx.imports():
+                return _Namespace(ctx, key)
+            return super().resolve_or_missing(key)
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    env.context_class = ScopeContext
+    env.filters = Filters(env.filters)
+    _engine_state["env"] = env
+    _engine_state["errors"] = (jinja2.UndefinedError, jinja2.TemplateSyntaxError, jinja2.TemplateError)
+    return env
 
 
 class _Namespace:
@@ -103,48 +135,15 @@ class _Namespace:
             raise
 
 
-class _ScopeContext(jinja2.runtime.Context):
-    """Names in a template are looked up in the calling scope."""
-
-    def resolve_or_missing(self, key: str) -> Any:
-        ctx = self.parent.get("__cfmodel_context__")
-        if ctx is None or not isinstance(ctx, Context):
-            return super().resolve_or_missing(key)
-        try:
-            return ctx.lookup(key)
-        except CfEvaluationError as error:
-            if error.code not in ("undefined", "not-a-value"):
-                raise
-        if key in ctx.imports():
-            return _Namespace(ctx, key)
-        return super().resolve_or_missing(key)
-
-
-_environment: jinja2.Environment | None = None
-_templates: dict[Path, tuple[float, jinja2.Template]] = {}
-_rendering: list[Context] = []
-
-
-def _engine() -> jinja2.Environment:
-    global _environment
-    if _environment is None:
-        env = jinja2.Environment(
-            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False
-        )
-        env.context_class = _ScopeContext
-        env.filters = _Filters(env.filters)
-        _environment = env
-    return _environment
-
-
-def _compiled(path: Path, label: str) -> jinja2.Template:
+def _compiled(path: Path, label: str) -> Any:
     mtime = path.stat().st_mtime
     cached = _templates.get(path)
     if cached is not None and cached[0] == mtime:
         return cached[1]
+    env = _engine()
     try:
-        compiled = _engine().from_string(path.read_text(encoding="utf-8"))
-    except jinja2.TemplateSyntaxError as error:
+        compiled = env.from_string(path.read_text(encoding="utf-8"))
+    except _engine_state["errors"][1] as error:
         raise PluginError(f"template {label}, line {error.lineno}: {error.message}") from None
     _templates[path] = (mtime, compiled)
     return compiled
@@ -157,14 +156,16 @@ def template(ctx: Context, path: str, **kwargs: Any) -> str:
     compiled = _compiled(target, path)
     variables: dict[str, Any] = dict(kwargs) if kwargs else {"__cfmodel_context__": ctx}
     _rendering.append(ctx)
+    undefined, _, template_error = _engine_state["errors"]
     try:
-        return compiled.render(variables)
-    except jinja2.UndefinedError as error:
+        text: str = compiled.render(variables)
+    except undefined as error:
         raise PluginError(f"template {path}: {error.message}") from None
-    except jinja2.TemplateError as error:
+    except template_error as error:
         raise PluginError(f"template {path}: {error}") from None
     finally:
         _rendering.pop()
+    return text
 
 
 # ---------------------------------------------------------------- lists and values
