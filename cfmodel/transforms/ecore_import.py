@@ -94,6 +94,7 @@ def read_ecore_files(paths: Sequence[Path | str], resource_set: ResourceSet | No
     rset = resource_set if resource_set is not None else ResourceSet()
     opts = limits or XmlLimits()
     trees = [(Path(p), parse_file(p, opts)) for p in paths]
+    _file_references_to_uris(trees, opts)
     defined: set[str] = set()
     used: dict[str, str] = {}
     for path, tree in trees:
@@ -102,7 +103,7 @@ def read_ecore_files(paths: Sequence[Path | str], resource_set: ResourceSet | No
                 continue
             if element.get("nsURI"):
                 defined.add(element.get("nsURI"))
-            for key in ("eType", "eSuperTypes", "eOpposite"):
+            for key in _REFERENCE_KEYS:
                 for ref in (element.get(key) or "").split():
                     uri = ref.partition("#")[0]
                     if uri and not uri.startswith("ecore:") and uri != ECORE_NS:
@@ -125,6 +126,55 @@ def read_ecore_files(paths: Sequence[Path | str], resource_set: ResourceSet | No
     name = ", ".join(str(path) for path, _ in trees)
     doc = ecore_format.from_bytes(etree.tostring(combined), name, rset, ecore_format.EcoreOptions(opts))
     return list(doc.roots)
+
+
+_REFERENCE_KEYS = ("eType", "eSuperTypes", "eOpposite")
+
+
+def _file_references_to_uris(trees: list[tuple[Path, Any]], limits: XmlLimits) -> None:
+    """Rewrite references to files (``../x.ecore#//A``, as EMF writes them) to nsURIs.
+
+    A reference names the given file it resolves to, else an existing file (whose root
+    nsURI is read), else the given file with the same name; others stay as they are.
+    """
+    by_path: dict[Path, str | None] = {path.resolve(): tree.getroot().get("nsURI") for path, tree in trees}
+    by_name: dict[str, str | None] = {path.name: tree.getroot().get("nsURI") for path, tree in trees}
+    defined = {e.get("nsURI") for _, tree in trees for e in tree.getroot().iter() if isinstance(e.tag, str)}
+    cache: dict[Path, str | None] = {}
+
+    def uri_of(base: Path, location: str) -> str | None:
+        if not location or location in defined or location.startswith(("http:", "https:", "urn:")):
+            return None
+        name = location.rsplit("/", 1)[-1]
+        if "://" in location or location.startswith("platform:"):
+            return by_name.get(name)
+        target = (base.parent / location).resolve()
+        if target in by_path:
+            return by_path[target]
+        if target.is_file():
+            if target not in cache:
+                try:
+                    cache[target] = parse_file(target, limits).getroot().get("nsURI")
+                except CfSerializationError:
+                    cache[target] = None
+            if cache[target]:
+                return cache[target]
+        return by_name.get(name)
+
+    for path, tree in trees:
+        for element in tree.getroot().iter():
+            if not isinstance(element.tag, str):
+                continue
+            for key in _REFERENCE_KEYS:
+                value = element.get(key)
+                if not value or "#" not in value:
+                    continue
+                parts = []
+                for ref in value.split(" "):
+                    location, sep, fragment = ref.partition("#")
+                    uri = uri_of(path, location) if sep else None
+                    parts.append(f"{uri}#{fragment}" if uri else ref)
+                element.set(key, " ".join(parts))
 
 
 def builtin_std_packages() -> list[EPackage]:
@@ -420,7 +470,11 @@ class _Importer:
 
     def entity(self, eclass: EClass, here: NamespaceFile) -> None:
         name = self.local_name(eclass)
-        note = f"EClass {eclass.name!r} is entity {name}" if name != eclass.name else None
+        notes = [f"EClass {eclass.name!r} is entity {name}"] if name != eclass.name else []
+        if eclass.abstract or eclass.interface:
+            notes.append(f"{eclass.name} is {'an interface' if eclass.interface else 'abstract'} in Ecore; "
+                         "entities can always be instantiated")
+        note = "; ".join(notes) or None
         parents = [self.ref(s, here) for s in eclass.eSuperTypes]
         if parents == ["std::Entity"]:
             parents = []
