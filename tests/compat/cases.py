@@ -4,7 +4,8 @@ Each case: the files of a project (``main.cf``, modules under ``libs/``) and wha
 happen: ``OK`` (both succeed and give the same instances), or an `Error` naming the
 cfmodel error code and the reference compiler's exception class(es) for the same
 failure. Cases stay inside what both implement: no std entities (cfmodel's std module
-has its own), plugins that both std modules have.
+has its own), plugins that both std modules have, no legacy constructs (constructor
+typedefs, enums, anonymous implementations: inmanta-core 14 no longer parses them).
 """
 
 from __future__ import annotations
@@ -694,5 +695,136 @@ sized = "{{greeting}}!"
     libs__lib__model__sub__cf="""
 name = "sub"
 size = 3
+""",
+)
+
+# ---------------------------------------------------------------- more interplay
+
+case(
+    "conditional_implement_reads_a_complete_relation",
+    main="""
+entity Group:
+    string name
+end
+entity Member:
+    string name
+end
+entity Badge:
+    string text
+end
+Group.members [0:] -- Member.group [1]
+Group.badges [0:] -- Badge.group [1]
+implementation big for Group:
+    Badge(group=self, text="big {{name}}")
+end
+implement Group using std::none
+implement Group using big when std::count(self.members) > 2
+implement Member using std::none
+implement Badge using std::none
+small = Group(name="small")
+large = Group(name="large")
+Member(group=small, name="s1")
+for i in std::sequence(4):
+    Member(group=large, name="l{{i}}")
+end
+""",
+)
+
+case(
+    "if_in_implementation_assigns_relations",
+    main="""
+entity Server:
+    string name
+    bool public = false
+end
+entity Rule:
+    string port
+end
+Server.rules [0:] -- Rule
+implementation firewall for Server:
+    if public:
+        self.rules += Rule(port="443")
+        self.rules += Rule(port="80")
+    else:
+        self.rules = Rule(port="22")
+    end
+    n = std::count(self.rules)
+    self.rules += Rule(port="count-{{n}}")
+end
+implement Server using firewall
+implement Rule using std::none
+Server(name="a", public=true)
+Server(name="b")
+""",
+)
+
+case(
+    "relation_count_after_conditional_adds",
+    main="""
+entity Server:
+    string name
+    bool public = false
+    int rule_count
+end
+entity Rule:
+    string port
+end
+Server.rules [0:] -- Rule
+implementation firewall for Server:
+    if public:
+        self.rules += Rule(port="443")
+        self.rules += Rule(port="80")
+    else:
+        self.rules = Rule(port="22")
+    end
+    self.rule_count = std::count(self.rules)
+end
+implement Server using firewall
+implement Rule using std::none
+Server(name="a", public=true)
+Server(name="b")
+""",
+)
+
+case(
+    "string_lists_dicts_and_comprehensions",
+    main="""
+entity Config:
+    string name
+    string[] lines
+    dict settings
+end
+implement Config using std::none
+base = {"port": 80, "tls": false}
+names = ["alpha", "beta", "gamma"]
+Config(name="all", lines=["{{n}}!" for n in names], settings=base)
+Config(name="some", lines=[n for n in names if n != "beta"], settings={"nested": {"a": [1, 2]}})
+""",
+)
+
+case(
+    "assignment_to_relation_of_other_instance",
+    main="""
+entity Host:
+    string name
+end
+entity Service:
+    string name
+end
+Host.services [0:] -- Service.hosts [0:]
+implement Host using std::none
+implement Service using std::none
+web = Service(name="web")
+db = Service(name="db")
+for name in ["h1", "h2", "h3"]:
+    h = Host(name=name)
+    web.hosts += h
+    if name != "h2":
+        h.services = db
+    end
+end
+n_web = std::count(web.hosts)
+n_db = std::count(db.hosts)
+Service(name="web has {{n_web}}, db has {{n_db}}")
 """,
 )
