@@ -368,7 +368,8 @@ class _Reader:
             f.eOpposite = found
 
     def lookup(self, el: etree._Element, ref: str, root: EPackage) -> Any:
-        """Resolve ``#//X``, ``<nsURI>#//X`` or ``ecore:EDataType <nsURI>#//X``."""
+        """Resolve ``#//X``, ``<nsURI>#//X``, ``ecore:EDataType <nsURI>#//X``, or
+        ``<file>#//X`` (EMF's re-saves name another file of the resource set that way)."""
         uri, _, fragment = ref.split()[-1].partition("#")
         found = self.external(uri, fragment) if uri else self.by_fragment.get((id(root), fragment))
         if found is None:
@@ -379,7 +380,7 @@ class _Reader:
         if uri == ECORE_NS:
             found: Any = getattr(ecore_module, fragment.removeprefix("//"), None)
             return getattr(found, "eClass", None) if isinstance(found, type) else found
-        pkg = local_registry(self.rset).get(uri)
+        pkg = local_registry(self.rset).get(uri) or self.package_in_file(uri)
         if pkg is None:
             return None
         for part in fragment.removeprefix("//").split("/")[:-1]:
@@ -387,3 +388,17 @@ class _Reader:
             if pkg is None:
                 return None
         return pkg.getEClassifier(fragment.rsplit("/", 1)[-1])
+
+    def package_in_file(self, uri: str) -> EPackage | None:
+        """The root package of an `.ecore` file already read into the resource set, named
+        by a path relative to the file being read (or a ``file:`` URI)."""
+        location = uri.removeprefix("file://").removeprefix("file:")
+        if "://" in location or not location.endswith(".ecore"):
+            return None
+        wanted = (Path(self.name).resolve().parent / location).resolve()
+        for resource in list(self.rset.resources.values()):
+            plain = getattr(getattr(resource, "uri", None), "plain", None)
+            if isinstance(plain, str) and Path(plain).resolve() == wanted:
+                roots = [r for r in resource.contents if isinstance(r, EPackage)]
+                return roots[0] if roots else None
+        return None

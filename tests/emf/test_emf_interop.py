@@ -10,8 +10,9 @@ import pytest
 from pyecore.ecore import EAttribute, EClass, EInt, EPackage, EReference, EString
 from pyecore.resources import ResourceSet
 
+from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, ecore, xmi
-from tests.serializers.samples import infra_ids, infra_model, infra_package
+from tests.serializers.samples import infra_ids, infra_model, infra_package, tree_model, tree_packages
 
 from .emf import EmfChecker
 
@@ -103,3 +104,102 @@ def test_bidirectional_containment_and_cross_package_types(emf: EmfChecker, tmp_
     report = emf.check([tmp_path / "base.ecore", tmp_path / "app.ecore"], [tmp_path / "tree.xmi"])
     assert report.problems() == []
     assert report.dump("tree.xmi") == canonical.dump_objects([root])
+
+
+def test_two_packages_with_one_prefix_nesting_and_opposites(emf: EmfChecker, tmp_path: Path) -> None:
+    """Prefix clash (``base``, ``base_1``), nested containment with a container reference,
+    a bidirectional many-to-many pair, special characters: EMF sees our model, and its
+    re-save reads back into the same one (each bidirectional item once)."""
+    base, app = tree_packages()
+    roots = tree_model(base, app)
+    paths = [tmp_path / "base.ecore", tmp_path / "app.ecore"]
+    ecore.write(paths[0], base)
+    ecore.write(paths[1], app)
+    xmi.write(tmp_path / "tree.xmi", roots)
+    out = tmp_path / "emf"
+    out.mkdir()
+    report = emf.check(paths, [tmp_path / "tree.xmi"], resave_dir=out)
+    assert report.problems() == []
+    assert report.summary == {"errors": 0, "unresolved": 0, "diagnostics": 0}
+    assert report.dump("tree.xmi") == canonical.dump_objects(roots)
+    rset = ResourceSet()
+    ecore.read(out / "base.ecore", rset)
+    ecore.read(out / "app.ecore", rset)
+    assert canonical.dump_objects(xmi.read(out / "tree.xmi", rset).roots) == canonical.dump_objects(roots)
+
+
+def test_a_large_model_loads_in_emf(emf: EmfChecker, tmp_path: Path) -> None:
+    pkg = infra_package()
+    roots = infra_model(pkg, hosts=500)
+    mm, inst = tmp_path / "infra.ecore", tmp_path / "big.xmi"
+    ecore.write(mm, pkg)
+    xmi.write(inst, roots, xmi.XmiOptions(id_of=infra_ids))
+    report = emf.check([mm], [inst])
+    assert report.problems() == []
+    ids = {o: i for o in canonical.walk(roots) if (i := infra_ids(o))}
+    assert report.dump("big.xmi") == canonical.dump_objects(roots, ids)
+
+
+def test_pitfall_4_what_we_refuse_emf_reports(emf: EmfChecker, tmp_path: Path) -> None:
+    """Written with validation bypassed, the models `validate` refuses are ones EMF flags
+    or silently misreads: an unset required feature (Diagnostician), a reference out of
+    the document (a load error), an id given twice (not reported: ambiguous)."""
+    pkg = infra_package()
+    host, file_ = pkg.getEClassifier("Host"), pkg.getEClassifier("File")
+    nameless, twin_a, twin_b = host(), host(name="a"), host(name="b")
+    nameless.primary = file_(name="orphan")
+    roots = [nameless, twin_a, twin_b]
+    ids = {nameless: "nameless", twin_a: "twin", twin_b: "twin"}
+    with pytest.raises(CfSerializationError) as exc:
+        xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert len(exc.value.notes) == 3
+    nameless.primary = None  # written by hand below: the writer cannot name an outside object
+    unchecked = xmi._Writer(roots, ids, list(canonical.walk(roots))).document()
+    unchecked = unchecked.replace(b'xmi:id="nameless"', b'xmi:id="nameless" primary="orphan"')
+    (tmp_path / "infra.ecore").write_bytes(ecore.to_bytes(pkg))
+    (tmp_path / "bad.xmi").write_bytes(unchecked)
+    report = emf.check([tmp_path / "infra.ecore"], [tmp_path / "bad.xmi"])
+    messages = "\n".join(report.problems())
+    assert "The required feature 'name' of" in messages and "#nameless}' must be set" in messages
+    assert "Unresolved reference 'orphan'" in messages
+    # A repeated id is not reported at all: both objects carry it, a reference finds one.
+    assert [line for line in report.dump("bad.xmi") if line.startswith("twin :")] == [
+        "twin : http://cfmodel.example/infra#//Host"] * 2
+
+
+def test_pitfall_5_what_we_refuse_emf_rejects(emf: EmfChecker, tmp_path: Path) -> None:
+    """Each metamodel defect `validate` refuses is an EcoreValidator error in EMF (errors
+    for exact problems, warnings for names that differ only in case). The file is our
+    output for a valid package, edited by hand: our writer refuses to produce it."""
+    pkg = EPackage("good", nsURI="http://cfmodel.example/p", nsPrefix="p")
+    thing = EClass("Thing")
+    thing.eStructuralFeatures += [EAttribute("x", EString), EAttribute("y", EInt), EAttribute("z", EString),
+                                  EAttribute("w", EString)]
+    pkg.eClassifiers += [thing, EClass("Other")]
+    text = ecore.to_bytes(pkg).decode()
+    for old, new in [(' nsURI="http://cfmodel.example/p" nsPrefix="p"', ""), ('name="good"', 'name="bad name"'),
+                     ('name="y"', 'name="x"'), ('name="w"', 'name="Z"'), ('name="Other"', 'name="thing"'),
+                     ('name="z" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EString"', 'name="z"')]:
+        assert old in text
+        text = text.replace(old, new)
+    (tmp_path / "bad.ecore").write_text(text)
+    same = EPackage("bad name")
+    same_thing = EClass("Thing")
+    same_thing.eStructuralFeatures += [EAttribute("x", EString), EAttribute("x", EInt), EAttribute("z"),
+                                       EAttribute("Z", EString)]
+    same.eClassifiers += [same_thing, EClass("thing")]
+    with pytest.raises(CfSerializationError) as exc:
+        ecore.to_bytes(same)
+    assert len(exc.value.notes) == 7
+    report = emf.check([tmp_path / "bad.ecore"])
+    found = sorted(p.split(": ", 2)[-1].split(" of 'org.eclipse")[0] for p in report.problems())
+    assert found == [
+        "The name 'bad name' is not well formed",
+        "The namespace URI 'null' is not well formed",
+        "The namespace prefix 'null' is not well formed",
+        "The required feature 'eAttributeType'",
+        "The typed element must have a type",
+        "There may not be a classifier named 'Thing' as well a classifier named 'thing'",
+        "There may not be two features named 'x'",
+        "There should not be a feature named 'z' as well a feature named 'Z'",
+    ]

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from pyecore.resources import ResourceSet
 
+from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, ecore, xmi
-from tests.serializers.samples import infra_ids, infra_model, infra_package
+from tests.serializers.samples import infra_ids, infra_model, infra_package, tree_model, tree_packages
 
 INTEROP = Path(__file__).parent / "interop"
 
@@ -26,3 +27,19 @@ def test_emf_written_xmi_reads_as_the_sample(name: str, id_of: object) -> None:
     roots = infra_model(infra_package())
     ids = {o: i for o in canonical.walk(roots) if id_of and (i := id_of(o))}  # type: ignore[operator]
     assert canonical.dump_objects(doc.roots, doc.ids) == canonical.dump_objects(roots, ids)
+
+
+def test_emf_written_files_naming_each_other_read_as_the_sample() -> None:
+    rset = ResourceSet()
+    base, app = tree_packages()
+    assert canonical.dump_packages(ecore.read(INTEROP / "tree-base.ecore", rset).roots) == \
+        canonical.dump_packages([base])
+    assert canonical.dump_packages(ecore.read(INTEROP / "tree-app.ecore", rset).roots) == \
+        canonical.dump_packages([app])
+    doc = xmi.read(INTEROP / "tree.xmi", rset)
+    assert canonical.dump_objects(doc.roots) == canonical.dump_objects(tree_model(base, app))
+
+
+def test_a_file_reference_needs_the_file_read_first() -> None:
+    with pytest.raises(CfSerializationError, match=r"unresolved reference 'tree-base\.ecore#//Named'"):
+        ecore.read(INTEROP / "tree-app.ecore", ResourceSet())
