@@ -399,6 +399,10 @@ class ForwardListener(Listener):
         self.promised = promised
         self.holds_promises = promised is not None
 
+    @property
+    def may_hold_promises(self) -> bool:  # type: ignore[override]
+        return self.promised is not None
+
     def receive(self, sched: Scheduler, value: Instance) -> None:
         self.ev.set_field(self.owner, self.field, value, self.span)
 
@@ -480,6 +484,10 @@ class ForListener(Listener):
     @property
     def holds_promises(self) -> bool:
         return self.holder is not None and bool(self.holder.slots)
+
+    @property
+    def may_hold_promises(self) -> bool:  # type: ignore[override]
+        return self.holder is not None
 
     def receive(self, sched: Scheduler, value: Instance) -> None:
         emit_loop_body(self.ev, self.stmt, self.frame, value)

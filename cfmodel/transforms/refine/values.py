@@ -365,7 +365,18 @@ class OptVar(Slot):
 class ListVar(Slot):
     """A many-valued relation end: gradual, append-only, frozen when complete."""
 
-    __slots__ = ("field", "frozen", "items", "listeners", "owner", "promises", "queued", "seen", "where")
+    __slots__ = (
+        "field",
+        "frozen",
+        "items",
+        "listed",
+        "listeners",
+        "owner",
+        "promises",
+        "queued",
+        "seen",
+        "where",
+    )
 
     def __init__(self, owner: Instance, field: FieldInfo) -> None:
         self.waiters = None
@@ -378,6 +389,7 @@ class ListVar(Slot):
         self.queued = False
         self.listeners: list[Listener] | None = None
         self.where: Span | None = None
+        self.listed = False  # in the scheduler's list of relations iterated by promising loops
 
     @property
     def name(self) -> str:
@@ -476,9 +488,11 @@ class ListVar(Slot):
             return
         if self.listeners is None:
             self.listeners = [listener]
-            sched.listened.append(self)
         else:
             self.listeners.append(listener)
+        if listener.may_hold_promises and not self.listed:
+            self.listed = True
+            sched.listened.append(self)
 
     def release(self, sched: Scheduler) -> None:
         self.promises -= 1
@@ -500,6 +514,9 @@ class Listener:
     """Receives the values of a `ListVar` gradually."""
 
     __slots__ = ()
+
+    # whether it may hold promises on other relations until the list is complete
+    may_hold_promises = False
 
     def receive(self, sched: Scheduler, value: Instance) -> None:
         raise NotImplementedError
