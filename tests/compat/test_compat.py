@@ -23,7 +23,7 @@ from cfmodel.errors import CfCompileError, CfModelError
 from cfmodel.transforms.refine import compile_project
 from tests.compat.canonical import canonical, describe, records_of
 from tests.compat.cases import CASES, OK, Error
-from tests.compat.inmanta import REQUIREMENTS, inmanta_python, run_inmanta
+from tests.compat.inmanta import REQUIREMENTS, RUNNER, inmanta_python, run_inmanta
 from tests.conftest import skip_or_fail
 
 RESULTS_CACHE = Path.home() / ".cache" / "cfmodel" / "compat-results"
@@ -38,7 +38,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def _key(files: dict[str, str]) -> str:
-    text = json.dumps([REQUIREMENTS, sorted(files.items())])
+    text = json.dumps([REQUIREMENTS, RUNNER, sorted(files.items())])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 MAIN = """
@@ -110,3 +112,17 @@ def test_webshop_example_exports(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out" / "webshop.xmi").is_file()
+
+
+def test_progress_line_only_when_enabled(capsys: pytest.CaptureFixture[str]) -> None:
+    from cfmodel.commands.compile import ProgressLine
+
+    quiet = ProgressLine(False)
+    quiet("evaluating", 5000, 100)
+    quiet.clear()
+    shown = ProgressLine(True)
+    shown("loading", 0, 0)
+    shown("evaluating", 5000, 100)  # within 0.1 s of the last line: not shown again
+    shown.clear()
+    err = capsys.readouterr().err
+    assert err == "\r\x1b[Kcfmodel: loading\r\x1b[K"
