@@ -244,3 +244,22 @@ def test_inject_with_the_bindings_injector(project: Project) -> None:
     assert error_of(project, 'x = std::inject("nothing")\n', injector=injector) == (
         'main.cf:1:5: error: no binding for Data "nothing"  [not-bound]'
     )
+
+
+def test_plugins_of_a_sub_namespace_and_relative_imports(project: Project) -> None:
+    project.module(
+        "lib",
+        {
+            "model/_init.cf": "",
+            "model/text.cf": "",
+            "plugins/__init__.py": "from .helpers import PREFIX\n",
+            "plugins/helpers.py": 'PREFIX = ">"\n',
+            "plugins/text.py": (
+                "from cfmodel.plugins import plugin\nfrom . import helpers\n\n\n"
+                "@plugin\ndef mark(s: str) -> str:\n    return helpers.PREFIX + s\n"
+            ),
+        },
+    )
+    project.write({"project.yml": "name: p\nmodulepath: libs\n"})
+    result = compile_main(project, "import lib::text\n" + OUT + 'Out(v=lib::text::mark("x"))\n')
+    assert values(result, "Out", "v") == [">x"]

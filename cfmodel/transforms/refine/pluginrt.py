@@ -221,10 +221,8 @@ class PluginRuntime:
             return cached[1]
         token = hashlib.sha256(str(plugins_dir.resolve()).encode()).hexdigest()[:10]
         package = f"cfmodel_plugins_{module}_{token}"
-        if rest:
-            self._load(plugins_dir / "__init__.py", plugins_dir, module, []) if (
-                plugins_dir / "__init__.py"
-            ).is_file() else None
+        if rest and (plugins_dir / "__init__.py").is_file():
+            self._load(plugins_dir / "__init__.py", plugins_dir, module, [])  # the package first
         name = package if not rest else package + "." + ".".join(rest)
         is_package = path.name == "__init__.py"
         locations = [str(path.parent)] if is_package else None
