@@ -24,8 +24,8 @@ from cfmodel.transforms.refine.values import ATTR, EntityInfo, Instance, ListVar
 if TYPE_CHECKING:  # PyEcore and the serializers are imported when the model is first asked for
     from pyecore.ecore import EObject, EPackage
 
+    from cfmodel.transforms.lift import DomainMetamodel
     from cfmodel.transforms.refine.evaluator import Evaluator
-    from cfmodel.transforms.refine.metamodel import Metamodel
 
 
 class CompileResult:
@@ -39,7 +39,7 @@ class CompileResult:
         self.name = project.name if project is not None else program.name
         self.seconds = seconds
         self._ev = ev
-        self._metamodel: Metamodel | None = None
+        self._metamodel: DomainMetamodel | None = None
         self._objects: list[EObject] | None = None
         self._ids: dict[int, str] | None = None
 
@@ -83,11 +83,16 @@ class CompileResult:
         """The derived metamodel: its root EPackages."""
         return list(self._lifted().packages)
 
-    def _lifted(self) -> Metamodel:
-        if self._metamodel is None:
-            from cfmodel.transforms.refine.metamodel import derived_metamodel
+    @property
+    def domain(self) -> DomainMetamodel:
+        """The derived metamodel with its lookups (`cfmodel.transforms.lift.DomainMetamodel`)."""
+        return self._lifted()
 
-            self._metamodel = derived_metamodel(self.program)
+    def _lifted(self) -> DomainMetamodel:
+        if self._metamodel is None:
+            from cfmodel.transforms.lift import lift
+
+            self._metamodel = lift(self.program)
         return self._metamodel
 
     @property
@@ -165,9 +170,7 @@ class CompileResult:
 
     def ecore_files(self) -> dict[str, bytes]:
         """One ``<package>.ecore`` per root package of the metamodel."""
-        from cfmodel.serializers import ecore as ecore_format
-
-        return {f"{package.name}.ecore": ecore_format.to_bytes(package) for package in self.metamodel}
+        return self._lifted().ecore_files()
 
     def save_xmi(self, directory: Path | str) -> list[Path]:
         """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*."""
@@ -221,7 +224,7 @@ def show_full(value: Any) -> str:
 class _Converter:
     """Instances → EObjects (two passes: create all, then fill features)."""
 
-    def __init__(self, metamodel: Metamodel) -> None:
+    def __init__(self, metamodel: DomainMetamodel) -> None:
         self.metamodel = metamodel
         self.plans: dict[int, list[tuple[str, int, Any, str]]] = {}
 
@@ -231,8 +234,6 @@ class _Converter:
         if found is not None:
             return found
         from pyecore.ecore import EEnum
-
-        from cfmodel.transforms.refine.metamodel import json_valued
 
         plan = []
         entity = info.entity
@@ -318,6 +319,14 @@ class _Converter:
             if release:
                 inst.slots = {}
         return objects
+
+
+def json_valued(spec: p.TypeSpec) -> bool:
+    """Whether values of this type are JSON text in the metamodel (dict, list, any; typedefs on them)."""
+    base: object = spec.base
+    while isinstance(base, p.Typedef):
+        base = base.parent if base.parent is not None else base.base
+    return isinstance(base, p.Primitive) and base.name in ("dict", "list", "any")
 
 
 def _value(feature: Any, value: Any, how: str) -> Any:
