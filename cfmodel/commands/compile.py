@@ -92,11 +92,13 @@ def _warnings(result: Any) -> None:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     result = compile_from_args(args)
+    seconds = time.perf_counter() - started
     _warnings(result)
     counts = result.counts()
     total = sum(counts.values())
-    print(f"{result.name}: ok — {total:,} instances of {len(counts)} entities ({result.seconds:.2f} s)")
+    print(f"{result.name}: ok — {total:,} instances of {len(counts)} entities ({seconds:.2f} s)")
     width = max((len(name) for name in counts), default=0)
     for name, count in counts.items():
         print(f"  {name:<{width}}  {count:>8,}")

@@ -126,3 +126,10 @@ def test_progress_line_only_when_enabled(capsys: pytest.CaptureFixture[str]) -> 
     shown.clear()
     err = capsys.readouterr().err
     assert err == "\r\x1b[Kcfmodel: loading\r\x1b[K"
+
+
+def test_environments_pick_the_main_file_and_bindings(tmp_path: Path) -> None:
+    example = REPO / "examples" / "environments"
+    result = run("compile", str(example), "--fact", "fqdn=web1.example.com", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith("shop-production: ok — 4 instances of 2 entities (")
