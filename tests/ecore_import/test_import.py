@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from cfmodel.errors import CfSerializationError, CfUsageError
-from cfmodel.transforms.ecore_import import import_ecore
+from cfmodel.serializers import canonical
+from cfmodel.transforms.ecore_import import import_ecore, read_ecore_files
 from tests.emf.emf import EmfChecker
 from tests.lift.helpers import RICH, WEBSHOP, lifted
 from tests.resolve.corpus_project import build_corpus_project
@@ -78,8 +79,11 @@ def test_emf_resaves_import_the_same(emf: EmfChecker, tmp_path: Path) -> None:
     (tmp_path / "emf").mkdir()
     report = emf.check(ours, resave_dir=tmp_path / "emf", dump=False)
     assert report.clean
+    emf_files = sorted((tmp_path / "emf").glob("*.ecore"))
+    read_back = sorted(read_ecore_files(emf_files), key=lambda p: p.name)
+    assert canonical.dump_packages(read_back) == canonical.dump_packages(lifted(RICH).packages)
     import_ecore(ours, tmp_path / "from-ours", name="x")
-    import_ecore(sorted((tmp_path / "emf").glob("*.ecore")), tmp_path / "from-emf", name="x")
+    import_ecore(emf_files, tmp_path / "from-emf", name="x")
     assert files_of(tmp_path / "from-ours") == files_of(tmp_path / "from-emf")
 
 
