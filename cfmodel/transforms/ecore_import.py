@@ -329,7 +329,12 @@ class _Importer:
         return name
 
     def ref(self, classifier: Any, here: NamespaceFile) -> str:
-        """How *here* writes a classifier: plainly in its own namespace, else qualified."""
+        """How *here* writes a classifier: plainly in its own namespace, else qualified.
+
+        Ecore's own classes (``EObject``, …) stand for any entity: ``std::Entity``.
+        """
+        if classifier.ePackage is not None and classifier.ePackage.nsURI == ECORE_NS:
+            return "std::Entity"
         namespace = self.namespace(classifier.ePackage)
         name = self.local_name(classifier)
         if namespace == here.namespace:
@@ -475,7 +480,7 @@ class _Importer:
             notes.append(f"{eclass.name} is {'an interface' if eclass.interface else 'abstract'} in Ecore; "
                          "entities can always be instantiated")
         note = "; ".join(notes) or None
-        parents = [self.ref(s, here) for s in eclass.eSuperTypes]
+        parents = list(dict.fromkeys(self.ref(s, here) for s in eclass.eSuperTypes))
         if parents == ["std::Entity"]:
             parents = []
         own = [f for f in eclass.eStructuralFeatures if isinstance(f, EAttribute)]
@@ -509,7 +514,7 @@ class _Importer:
             base = self.ref(etype, here)
         elif isinstance(etype, EDataType) and etype.ePackage is not None and etype.ePackage.nsURI == ECORE_NS:
             base = _ECORE_PRIMITIVES.get(etype.name, "string")
-            if etype.name not in _ECORE_PRIMITIVES:
+            if etype.name not in _ECORE_PRIMITIVES or etype.name == "EDate":
                 note = f"{feature.name}: Ecore type {etype.name} mapped to string"
         elif id(etype) in self.names and self.names[id(etype)] in _PRIMITIVE_SET:
             base = self.names[id(etype)]
