@@ -267,8 +267,9 @@ class _Resolver:
         if statement.alias is not None:
             self.check_name(statement.alias, "the import alias")
         if "-" in target:
-            self.error(statement.name.span, f"'{target}' is not a valid module name: hyphens are not allowed, "
-                       "use underscores instead", "hyphen")
+            self.error(statement.name.span,
+                       f"'{target}' is not a valid module name: hyphens are not allowed, use underscores instead",
+                       "hyphen")
         if name.text in seen:
             self.error(
                 name.span,
