@@ -267,9 +267,8 @@ class _Resolver:
         if statement.alias is not None:
             self.check_name(statement.alias, "the import alias")
         if "-" in target:
-            self.error(statement.name.span,
-                       f"'{target}' is not a valid module name: hyphens are not allowed, use underscores instead",
-                       "hyphen")
+            message = f"'{target}' is not a valid module name: hyphens are not allowed, use underscores"
+            self.error(statement.name.span, message, "hyphen")
         if name.text in seen:
             self.error(
                 name.span,
