@@ -101,17 +101,17 @@ def new_object(eclass: Any) -> EObject:
     return obj
 
 
-def attribute_holder(obj: EObject, f: Any, value: Any) -> EValue:
-    """The holder of a single-valued attribute's value; only when `RAW`. The caller puts it
-    into ``obj.__dict__[f._name]`` and adds `f` to ``obj._isset``."""
-    holder: EValue = _new(EValue)
-    holder.owner = obj
-    holder.feature = f
-    holder.is_ref = False
-    holder.is_cont = False
-    holder.generic_type = None
-    holder._value = value
-    return holder
+def holder(obj: EObject, f: Any, value: Any, is_ref: bool = False, is_cont: bool = False) -> EValue:
+    """A new holder of a single-valued feature's value; only when `RAW`. The caller puts it
+    into ``obj.__dict__[f._name]`` (where there was none) and adds `f` to ``obj._isset``."""
+    h: EValue = _new(EValue)
+    h.owner = obj
+    h.feature = f
+    h.is_ref = is_ref
+    h.is_cont = is_cont
+    h.generic_type = None
+    h._value = value
+    return h
 
 
 def set_attribute(obj: EObject, f: Any, value: Any) -> None:
@@ -119,14 +119,7 @@ def set_attribute(obj: EObject, f: Any, value: Any) -> None:
     d = obj.__dict__
     name = f._name
     if RAW and name not in d:
-        holder = _new(EValue)
-        holder.owner = obj
-        holder.feature = f
-        holder.is_ref = False
-        holder.is_cont = False
-        holder.generic_type = None
-        holder._value = value
-        d[name] = holder
+        d[name] = holder(obj, f, value)
         obj._isset[f] = None
     else:
         obj.eGet(f)  # creates the holder
@@ -142,14 +135,7 @@ def set_reference(obj: EObject, f: Any, value: Any, containment: bool = False) -
     d = obj.__dict__
     name = f._name
     if RAW and name not in d:
-        holder = _new(EValue)
-        holder.owner = obj
-        holder.feature = f
-        holder.is_ref = True
-        holder.is_cont = containment
-        holder.generic_type = None
-        holder._value = value
-        d[name] = holder
+        d[name] = holder(obj, f, value, True, containment)
         obj._isset[f] = None
         if containment and value is not None:
             value._container = obj

@@ -66,12 +66,13 @@ def set_single(obj: EObject, f: Any, value: Any) -> None:
 class _Feature:
     """What linking needs to know about a reference, read once from PyEcore."""
 
-    __slots__ = ("containment", "etype", "f", "key", "many", "opp", "opp_containment", "opp_many",
-                 "opp_unique", "unique")
+    __slots__ = ("containment", "etype", "f", "key", "many", "ok_types", "opp", "opp_containment", "opp_many",
+                 "opp_unique", "simple", "unique")
 
     def __init__(self, f: Any) -> None:
         self.f = f
         self.key = f._name
+        self.ok_types: dict[type, bool] = {}
         self.etype = f.eType
         self.containment = bool(f.containment)
         self.many = bool(f.many)
@@ -80,6 +81,7 @@ class _Feature:
         self.opp_many = bool(opp is not None and opp.many)
         self.opp_unique = bool(opp is not None and opp.unique)
         self.opp_containment = bool(opp is not None and opp.containment)
+        self.simple = not self.many and not self.containment and opp is None
 
 
 class Linker:
@@ -94,29 +96,27 @@ class Linker:
 
     def __init__(self) -> None:
         self.paired: list[tuple[EObject, _Feature, EObject]] = []
-        self.conforming: dict[tuple[type, int], bool] = {}
         self.members: dict[tuple[int, int], set[int]] = {}
-        self.features: dict[int, _Feature] = {}
-
-    def feature(self, f: Any) -> _Feature:
-        info = self.features.get(id(f))
-        if info is None or info.f is not f:
-            info = self.features[id(f)] = _Feature(f)
-        return info
-
-    def conforms(self, t: EObject, etype: Any) -> bool:
-        key = (type(t), id(etype))
-        ok = self.conforming.get(key)
-        if ok is None:
-            ok = self.conforming[key] = fastpath.conforms(t, etype)
-        return ok
+        self.features: dict[Any, _Feature] = {}
 
     def set_references(self, obj: EObject, f: Any, targets: list[EObject]) -> EObject | None:
         """Set `obj.f` to `targets`; returns a target of the wrong type (nothing set) or None."""
-        info = self.feature(f)
+        info = self.features.get(f)
+        if info is None:
+            info = self.features[f] = _Feature(f)
+        ok_types = info.ok_types
         for t in targets:
-            if not self.conforms(t, info.etype):
+            ok = ok_types.get(type(t))
+            if ok is None:
+                ok = ok_types[type(t)] = fastpath.conforms(t, info.etype)
+            if not ok:
                 return t
+        if info.simple and len(targets) == 1 and fastpath.RAW and info.key not in obj.__dict__:
+            t = targets[0]  # the common case, inlined: a new holder, and the inverse index
+            obj.__dict__[info.key] = fastpath.holder(obj, f, t, True)
+            obj._isset[f] = None
+            t._inverse_rels.add((obj, f))
+            return None
         opp = info.opp
         if info.containment:  # odd (EMF writes containment by nesting): PyEcore moves the targets
             set_references(obj, f, targets)

@@ -110,7 +110,7 @@ class _ClassPlan:
     differently (e.g. a value never set through PyEcore's descriptors).
     """
 
-    __slots__ = ("attrs", "contained", "head", "many_attrs", "refs", "type_name", "typed")
+    __slots__ = ("attrs", "contained", "head", "leaf", "many_attrs", "refs", "type_name", "typed")
 
     def __init__(self, eclass: Any, prefix: str) -> None:
         self.type_name = f"{prefix}:{eclass.name}"
@@ -124,6 +124,7 @@ class _ClassPlan:
                      if not isinstance(f, EAttribute) and not f.containment and not model.is_container_ref(f)]
         self.contained = [(f, f.name, bool(f.many)) for f in feats
                           if not isinstance(f, EAttribute) and f.containment]
+        self.leaf = not self.many_attrs and not self.contained  # always an empty element
         self.head = _compile_head(self.attrs, self.refs)
 
     def slow_head(self, obj: EObject, ids: Mapping[EObject, str], names: Callable[[EObject], str]) -> str:
@@ -153,10 +154,9 @@ _LITERAL_CODE = {
     "EString": "v if type(v) is str and search(v) is None else esc(str(v))",
     "EBoolean": "'true' if v else 'false'",
     "EBooleanObject": "'true' if v else 'false'",
-    "EDouble": "L(v)",  # repr, NaN, Infinity: nothing to escape
-    "EDoubleObject": "L(v)",
-    "EFloat": "L(v)",
-    "EFloatObject": "L(v)",
+    # repr of a finite float (v - v == 0), else NaN, Infinity: nothing to escape
+    **{n: "repr(v) if type(v) is float and v - v == 0.0 else L(v)" for n in (
+        "EDouble", "EDoubleObject", "EFloat", "EFloatObject")},
     "EDate": "L(v)",  # digits and separators
     **{n: "str(v) if type(v) is int else esc(str(v))" for n in (
         "EInt", "EIntegerObject", "ELong", "ELongObject", "EShort", "EShortObject", "EBigInteger")},
@@ -174,10 +174,10 @@ def _head_source(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> str:
     from the closure (`F<k>` features, `L<k>` literal functions).
     """
     lines = [
-        "def head(obj, ids, names):",
+        "def head(obj, ids, names, start, end):",
         "    d = obj.__dict__",
         "    s = obj._isset",
-        "    p = []",
+        "    p = [start]",
         "    i = ids.get(obj)",
         "    if i is not None:",  # an NCName (validated): nothing to escape
         "        p += (' xmi:id=\"', i, '\"')",
@@ -206,13 +206,14 @@ def _head_source(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> str:
                 "            x = ids.get(t)",
                 f"            p += ({pre!r}, x if x is not None else esc(names(t)), '\"')",
             ]
-    lines.append("    return ''.join(p)")
+    lines += ["    p.append(end)", "    return ''.join(p)"]
     free = [f"F{k}" for k in range(len(attrs))] + [f"L{k}" for k in range(len(attrs))]
     body = "\n".join("    " + line for line in lines)
     return f"def make({', '.join(['search', 'esc', *free])}):\n{body}\n    return head\n"
 
 
-_HeadFunction = Callable[[EObject, Mapping[EObject, str], Callable[[EObject], str]], str]
+# head(obj, ids, names, start, end) -> start + the object's XML attributes + end
+_HeadFunction = Callable[[EObject, Mapping[EObject, str], Callable[[EObject], str], str, str], str]
 
 
 def _compile_head(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> _HeadFunction:
@@ -263,10 +264,20 @@ class _Writer:
         if len(self.roots) == 1:
             root = self.roots[0]
             self.elements(out, [(root, plan(root).type_name, attrs_text(ns), 0)])
-        else:
-            out.append(f"<xmi:XMI{attrs_text(ns)}>\n")
-            self.elements(out, [(r, plans[type(r)].type_name, "", 1) for r in self.roots])
-            out.append("</xmi:XMI>\n")
+            return "".join(out).encode("utf-8")
+        out.append(f"<xmi:XMI{attrs_text(ns)}>\n")
+        append, elements, ids, names = out.append, self.elements, self.ids, self.names
+        for r in self.roots:
+            p = plans[type(r)]
+            if p.leaf:  # the common case, inlined: one line per root
+                start = f"  <{p.type_name}"
+                try:
+                    append(p.head(r, ids, names, start, "/>\n"))
+                except (AttributeError, KeyError, TypeError):
+                    append(f"{start}{p.slow_head(r, ids, names)}/>\n")
+            else:
+                elements(out, [(r, p.type_name, "", 1)])
+        out.append("</xmi:XMI>\n")
         return "".join(out).encode("utf-8")
 
     def elements(self, out: list[str], top: list[tuple[EObject, str, str, int]]) -> None:
@@ -286,13 +297,6 @@ class _Writer:
             while len(indents) <= depth + 1:
                 indents.append("  " * len(indents))
             indent = indents[depth]
-            try:
-                attrs = p.head(obj, ids, names)
-            except (AttributeError, KeyError, TypeError):
-                attrs = p.slow_head(obj, ids, names)
-            if not p.many_attrs and not p.contained:
-                append(f"{indent}<{tag}{head}{attrs}/>\n")
-                continue
             many_values = [(name, literal, values) for f, name, literal in p.many_attrs
                            if (values := fastpath.items(obj, f))]
             children: list[tuple[EObject, Any]] = []
@@ -303,10 +307,14 @@ class _Writer:
                     c = fastpath.value(obj, f)
                     if c is not None:
                         children.append((c, f))
-            if not many_values and not children:
-                append(f"{indent}<{tag}{head}{attrs}/>\n")
+            start = f"{indent}<{tag}{head}"
+            end = ">\n" if many_values or children else "/>\n"
+            try:
+                append(p.head(obj, ids, names, start, end))
+            except (AttributeError, KeyError, TypeError):
+                append(f"{start}{p.slow_head(obj, ids, names)}{end}")
+            if end == "/>\n":
                 continue
-            append(f"{indent}<{tag}{head}{attrs}>\n")
             inner = indents[depth + 1]
             for name, literal, values in many_values:
                 for v in values:
@@ -419,6 +427,21 @@ def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
             else:
                 lines.append(f"set_attribute(obj, L{k}, v)")
             branches[key] = lines
+        elif kind == _REF and raw and not f.many and f.eOpposite is None:
+            # A single one-way reference to an id already read is set at once (the value
+            # the deferred pass would set, since ids are never redefined); other tokens wait.
+            free += [f, {}]
+            branches[key] = [
+                "t = by_id.get(text)",
+                "if (t is not None and ' ' not in text and text[:1] != '/' and '#' not in text",
+                f"        and text.isprintable() and (L{k + 1}.get(type(t)) or conform(L{k + 1}, L{k}, t))",
+                f"        and {f._name!r} not in d):",
+                "    h = new(EValue)", "    h.owner = obj", f"    h.feature = L{k}", "    h.is_ref = True",
+                "    h.is_cont = False", "    h.generic_type = None", "    h._value = t",
+                f"    d[{f._name!r}] = h", f"    s[L{k}] = None", f"    t._inverse_rels.add((obj, L{k}))",
+                "else:",
+                f"    pending((obj, L{k}, text, P.CurrentLineNumber))",
+            ]
         elif kind in (_REF, _CONTAIN):  # a containment here is odd; PyEcore's API handles it
             free += [f, None]
             branches[key] = [f"pending((obj, L{k}, text, P.CurrentLineNumber))"]
@@ -426,7 +449,7 @@ def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
     names = [f"L{k}" for k in range(len(free))]
     source = "\n".join([
         "def make(cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
-        f" other, {', '.join(names)}):",
+        f" other, conform, {', '.join(names)}):",
         "    def create(attrs):",
         "        obj = cls.__new__(cls)",
         "        d = obj.__dict__",
@@ -438,6 +461,11 @@ def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
         "",
     ])
     return source, free
+
+
+def _conform(known: dict[type, bool], f: Any, target: EObject) -> bool:
+    ok = known[type(target)] = fastpath.conforms(target, f.eType)
+    return ok
 
 
 def _dispatch(keys: list[str], branches: dict[str, list[str]], depth: int) -> list[str]:
@@ -476,8 +504,7 @@ class _Reader:
         self.stack: list[Any] = [(_DOC,)]
         self.prefixes: dict[str | None, list[str]] = {}
         self.parser = p = xmlsafe.event_parser(name)
-        p.StartElementHandler = self.start
-        p.EndElementHandler = self.end
+        p.StartElementHandler, p.EndElementHandler = self.handlers()
         p.StartNamespaceDeclHandler = self.namespace_start
         p.EndNamespaceDeclHandler = self.namespace_end
 
@@ -492,37 +519,43 @@ class _Reader:
 
     # -- events
 
-    def start(self, name: str, attrs: dict[str, str]) -> None:
-        stack = self.stack
-        if len(stack) > self.max_depth:
-            raise xmlsafe.too_deep(self.name, self.max_depth, self.parser.CurrentLineNumber)
-        top = stack[-1]
-        kind = top[0]
-        if kind == _ROOTS:
-            plan = self.by_tag.get(name) or self.plan_of_tag(name)
-            obj = plan.create(attrs)
-            self.roots.append(obj)
-            stack.append((_OBJECT, obj, plan))
-        elif kind == _OBJECT:
-            self.feature_element(top[1], top[2], name, attrs)
-        elif kind == _DOC:
-            if name == _XMI_XMI:
-                stack.append((_ROOTS,))
-            else:
-                plan = self.plan_of_tag(name)
-                obj = plan.create(attrs)
-                self.roots.append(obj)
-                stack.append((_OBJECT, obj, plan))
-        else:  # inside an attribute's value: ignored, the value is the text before it
-            if kind == _VALUE:
-                self.parser.CharacterDataHandler = None
-            stack.append((_SKIP,))
+    def handlers(self) -> tuple[Callable[[str, dict[str, str]], None], Callable[[str], None]]:
+        """The element handlers, as closures over the reader's tables (the hot path)."""
+        stack, by_tag, max_depth, parser = self.stack, self.by_tag, self.max_depth, self.parser
+        push, pop, add_root = stack.append, stack.pop, self.roots.append
 
-    def end(self, name: str) -> None:
-        top = self.stack.pop()
-        if top[0] == _VALUE:
-            self.parser.CharacterDataHandler = None
-            self.attribute_element(top)
+        def start(name: str, attrs: dict[str, str]) -> None:
+            if len(stack) > max_depth:
+                raise xmlsafe.too_deep(self.name, max_depth, parser.CurrentLineNumber)
+            top = stack[-1]
+            kind = top[0]
+            if kind == _ROOTS:
+                plan = by_tag.get(name) or self.plan_of_tag(name)
+                obj = plan.create(attrs)
+                add_root(obj)
+                push((_OBJECT, obj, plan))
+            elif kind == _OBJECT:
+                self.feature_element(top[1], top[2], name, attrs)
+            elif kind == _DOC:
+                if name == _XMI_XMI:
+                    push((_ROOTS,))
+                else:
+                    plan = self.plan_of_tag(name)
+                    obj = plan.create(attrs)
+                    add_root(obj)
+                    push((_OBJECT, obj, plan))
+            else:  # inside an attribute's value: ignored, the value is the text before it
+                if kind == _VALUE:
+                    parser.CharacterDataHandler = None
+                push((_SKIP,))
+
+        def end(name: str) -> None:
+            top = pop()
+            if top[0] == _VALUE:
+                parser.CharacterDataHandler = None
+                self.attribute_element(top)
+
+        return start, end
 
     def text(self, data: str) -> None:
         self.stack[-1][4].append(data)
@@ -635,7 +668,7 @@ class _Reader:
             source, f"<cfmodel.xmi create {plan.name}>", cls=plan.cls, new=object.__new__, EValue=EValue,
             set_attribute=fastpath.set_attribute, InvalidOperation=InvalidOperation, by_id=self.by_id,
             ids=self.ids, pending=self.pending.append, P=self.parser, duplicate=self.duplicate_id, bad=bad,
-            other=other, **{f"L{k}": v for k, v in enumerate(free)})
+            other=other, conform=_conform, **{f"L{k}": v for k, v in enumerate(free)})
         self.by_class[id(eclass)] = plan
         return plan
 
@@ -654,6 +687,7 @@ class _Reader:
             if bad is not None:
                 message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
                 raise self.fail(message, line)
+        self.pending.clear()  # nothing left for the garbage collector to scan
         links.add_missing_opposites()
 
     def target(self, targets: linking.Targets, token: str, line: int) -> EObject:

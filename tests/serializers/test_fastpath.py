@@ -144,8 +144,8 @@ def test_generated_head_equals_general_head(s: str, i: int, d: float) -> None:
     obj = c(s=s, i=i, d=d)
     plan = xmi._ClassPlan(c, "o")
     names = linking.Fragments([obj], {})
-    assert plan.head(obj, {}, names) == plan.slow_head(obj, {}, names)
-    assert plan.head(obj, {obj: "x1"}, names) == plan.slow_head(obj, {obj: "x1"}, names)
+    assert plan.head(obj, {}, names, "", "") == plan.slow_head(obj, {}, names)
+    assert plan.head(obj, {obj: "x1"}, names, "<", ">") == f"<{plan.slow_head(obj, {obj: 'x1'}, names)}>"
 
 
 @pytest.mark.parametrize("with_ids", [True, False], ids=["ids", "positional"])
@@ -157,7 +157,7 @@ def test_generated_heads_equal_general_heads_on_the_sample(with_ids: bool) -> No
     plans: dict[type, xmi._ClassPlan] = {}
     for obj in canonical.walk(roots):
         plan = plans.setdefault(type(obj), xmi._ClassPlan(obj.eClass, "infra"))
-        assert plan.head(obj, ids, names) == plan.slow_head(obj, ids, names)
+        assert plan.head(obj, ids, names, "", "") == plan.slow_head(obj, ids, names)
 
 
 def test_values_stored_around_pyecore_are_written_by_the_general_head() -> None:
