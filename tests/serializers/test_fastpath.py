@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from ordered_set import OrderedSet
-from pyecore.ecore import EAttribute, EClass, EDouble, EInt, EObject, EPackage, EString
+from pyecore.ecore import EAttribute, EClass, EDouble, EInt, EObject, EPackage, EReference, EString
 from pyecore.resources import ResourceSet
 from pyecore.valuecontainer import EValue
 
@@ -245,3 +245,49 @@ def test_big_decimal_and_enum_values_use_the_codec() -> None:
     host.__dict__["price"]._value = Decimal("NaN")
     with pytest.raises(CfSerializationError, match="is not a valid EBigDecimal"):
         validate.check_objects([host], {})
+
+
+# ---- references set while reading against the deferred pass ------------------------------
+
+
+def _linked_package() -> tuple[EPackage, EClass]:
+    pkg = EPackage("l", nsURI="http://cfmodel.example/l", nsPrefix="l")
+    c = EClass("N")
+    c.eStructuralFeatures += [EAttribute("name", EString), EReference("next", c), EReference("other", c)]
+    pkg.eClassifiers.append(c)
+    return pkg, c
+
+
+ODD_XMI = """<?xml version="1.0" encoding="UTF-8"?>
+<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI" xmlns:l="http://cfmodel.example/l">
+  <l:N xmi:id="a" name="a" next="c"/>
+  <l:N xmi:id="b" name="b" next="a" other="/0"/>
+  <l:N xmi:id="c" name="c" next="b" other="a&#9;b"/>
+  <l:N xmi:id="a&#9;b" name="tab" next="a b"/>
+  <l:N xmi:id="/0" name="slash" next="c"/>
+  <l:N xmi:id="e" name="e" next="e"/>
+</xmi:XMI>
+"""
+
+
+def test_references_set_while_reading_equal_the_deferred_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backward, forward and self references, ids with a tab or a leading slash, a list
+    where one reference is expected: the same objects and the same PyEcore state."""
+    pkg, _ = _linked_package()
+    results = []
+    for raw in (True, False):  # without RAW every reference waits for the deferred pass
+        monkeypatch.setattr(fastpath, "RAW", raw)
+        rset = ResourceSet()
+        ecore.from_bytes(ecore.to_bytes(pkg), "l.ecore", rset)
+        doc = xmi.from_bytes(ODD_XMI.encode(), rset)
+        results.append((canonical.dump_objects(doc.roots, doc.ids), internal_state(doc.roots, doc.ids)))
+    assert results[0] == results[1]
+    dump = results[0][0]
+    assert dump[dump.index("b : http://cfmodel.example/l#//N") + 3] == "  other = @a"  # /0: the first root
+    assert dump[dump.index("a\tb : http://cfmodel.example/l#//N") + 2] == "  next = @b"  # "a b": the last token
+
+
+def test_printable_strings_without_spaces_are_single_tokens() -> None:
+    """What lets the reader skip `str.split` for a reference (see `_create_source`)."""
+    odd = [chr(c) for c in range(0x110000) if chr(c).isprintable() and chr(c) != " " and chr(c).split() != [chr(c)]]
+    assert odd == []
