@@ -42,15 +42,18 @@ def puppet_answers(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str
         skip_or_fail("puppet is not installed (apt-get install puppet; see scripts/system-packages.txt)")
     work = tmp_path_factory.mktemp("puppet")
 
-    def run(spec: str) -> tuple[str, str]:
+    def run(numbered: tuple[int, str]) -> tuple[str, str]:
+        # Each run gets its own Puppet directories: two runs creating var/bucket at the
+        # same moment make one of them fail ("File exists @ dir_s_mkdir").
+        number, spec = numbered
         key, *args = spec.split()
-        done = puppet_lookup(work, key, args)
+        done = puppet_lookup(work / str(number), key, args)
         if done.returncode != 0:
             return spec, f"<puppet lookup failed ({done.returncode}): {done.stderr.strip()[-500:]}>"
         return spec, done.stdout.strip()
 
     with ThreadPoolExecutor(2) as pool:
-        return dict(pool.map(run, [spec for spec, _ in CASES]))
+        return dict(pool.map(run, enumerate(spec for spec, _ in CASES)))
 
 
 @pytest.fixture(scope="module")
