@@ -1,10 +1,20 @@
 """cfmodel: declarative infrastructure configuration models, the model-driven way.
 
-The public API; everything not in ``__all__`` may change without notice.
+The public API; everything not in ``__all__`` may change without notice. The
+pipeline's entry points are imported on first use, so ``import cfmodel`` stays cheap
+(the CLI and notebooks only pay for the steps they run).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import (
     CfCompileError as CfCompileError,
+)
+from cfmodel.errors import (
+    CfEvaluationError as CfEvaluationError,
 )
 from cfmodel.errors import (
     CfLoadError as CfLoadError,
@@ -27,20 +37,78 @@ from cfmodel.errors import (
 
 __version__ = "0.1.0"
 
+# name -> (module, attribute): what each public name is, imported when first used.
+_LAZY: dict[str, tuple[str, str]] = {
+    "parse_str": ("cfmodel.grammars.cf", "parse_str"),
+    "load_project": ("cfmodel.project", "load_project"),
+    "parse_file": ("cfmodel.project", "parse_file"),
+    "resolve": ("cfmodel.transforms.resolve", "resolve"),
+    "LinkedProgram": ("cfmodel.transforms.program", "LinkedProgram"),
+    "lift": ("cfmodel.transforms.lift", "lift"),
+    "LiftOptions": ("cfmodel.transforms.lift", "LiftOptions"),
+    "DomainMetamodel": ("cfmodel.transforms.lift", "DomainMetamodel"),
+    "load_metamodel": ("cfmodel.transforms.validate_instances", "load_metamodel"),
+    "validate_instances": ("cfmodel.transforms.validate_instances", "validate"),
+    "ValidationReport": ("cfmodel.transforms.validate_instances", "ValidationReport"),
+    "import_ecore": ("cfmodel.transforms.ecore_import", "import_ecore"),
+    "compile_project": ("cfmodel.transforms.refine", "compile_project"),
+    "CompileResult": ("cfmodel.transforms.refine", "CompileResult"),
+    "run_request": ("cfmodel.transforms.request", "run_request"),
+}
+
 __all__ = [
     "CfCompileError",
+    "CfEvaluationError",
     "CfLoadError",
     "CfModelError",
     "CfSemanticError",
     "CfSyntaxError",
+    "CompileResult",
     "Diagnostic",
+    "DomainMetamodel",
+    "LiftOptions",
+    "LinkedProgram",
     "Span",
+    "ValidationReport",
     "__version__",
+    "compile_project",
+    "import_ecore",
+    "lift",
+    "load_metamodel",
     "load_project",
     "parse_file",
     "parse_str",
+    "resolve",
+    "run_request",
+    "validate_instances",
 ]
 
-from cfmodel.grammars.cf import parse_str as parse_str
-from cfmodel.project import load_project as load_project
-from cfmodel.project import parse_file as parse_file
+if TYPE_CHECKING:
+    from cfmodel.grammars.cf import parse_str as parse_str
+    from cfmodel.project import load_project as load_project
+    from cfmodel.project import parse_file as parse_file
+    from cfmodel.transforms.ecore_import import import_ecore as import_ecore
+    from cfmodel.transforms.lift import DomainMetamodel as DomainMetamodel
+    from cfmodel.transforms.lift import LiftOptions as LiftOptions
+    from cfmodel.transforms.lift import lift as lift
+    from cfmodel.transforms.program import LinkedProgram as LinkedProgram
+    from cfmodel.transforms.refine import CompileResult as CompileResult
+    from cfmodel.transforms.refine import compile_project as compile_project
+    from cfmodel.transforms.request import run_request as run_request
+    from cfmodel.transforms.resolve import resolve as resolve
+    from cfmodel.transforms.validate_instances import ValidationReport as ValidationReport
+    from cfmodel.transforms.validate_instances import load_metamodel as load_metamodel
+    from cfmodel.transforms.validate_instances import validate as validate_instances
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'cfmodel' has no attribute {name!r}")
+    value = getattr(importlib.import_module(target[0]), target[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
