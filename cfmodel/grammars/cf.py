@@ -16,10 +16,7 @@ where. `_Builder` turns either kind of model into `nodes`.
 from __future__ import annotations
 
 import functools
-import gc
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars import nodes, peg
+from cfmodel.grammars.common import BINDING_POWER, NOT_BINDING_POWER, gc_paused
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
 
@@ -43,27 +41,6 @@ _COMMENT_OR_PROTECTED = re.compile(
     r"""|(\#[^\n]*|//[^\n]*))"""
 )
 
-# Binding power of binary operators (higher binds tighter), as in the reference compiler.
-_BINDING_POWER = {
-    "or": 1,
-    "and": 2,
-    "==": 3,
-    "!=": 3,
-    "<": 3,
-    ">": 3,
-    "<=": 3,
-    ">=": 3,
-    "is": 3,
-    "+": 4,
-    "-": 4,
-    "*": 5,
-    "/": 5,
-    "%": 5,
-    "**": 6,
-    "in": 8,
-    "not in": 8,
-}
-_NOT_BINDING_POWER = 7  # `not x in y` is `not (x in y)`; `not x == y` is `(not x) == y`
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _KEYWORD_LITERALS: dict[str, bool | None] = {"true": True, "false": False, "null": None}
 
@@ -90,26 +67,13 @@ def _blank(match: re.Match[str]) -> str:
     return match.group(0) if match.group(1) is not None else " " * len(match.group(0))
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    # Building many small objects triggers the cyclic collector over and over while
-    # nothing can be garbage yet; pausing it saves a third of the parse time.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def parse_str(text: str, file: str = "<string>") -> nodes.Module:
     """Parse *text* as the contents of *file*.
 
     Raises:
         CfSyntaxError: the text is not valid `.cf` (the first problem found).
     """
-    with _gc_paused():
+    with gc_paused():
         try:
             blanked = blank_comments(text)
             model = _fast_parser()(blanked)
@@ -751,13 +715,13 @@ class _PrecedenceClimber:
         self.position += 1
         if negations:
             # `not` takes the operand together with everything that binds tighter than it
-            left = _apply_negations((negations, self._continue(left, _NOT_BINDING_POWER + 1), start))
+            left = _apply_negations((negations, self._continue(left, NOT_BINDING_POWER + 1), start))
         return self._continue(left, min_power)
 
     def _continue(self, left: nodes.Expression, min_power: int) -> nodes.Expression:
         while self.position - 1 < len(self.operators):
             operator = self.operators[self.position - 1]
-            power = _BINDING_POWER[operator]
+            power = BINDING_POWER[operator]
             if power < min_power:
                 break
             right = self.parse(power + 1)  # all binary operators are left-associative

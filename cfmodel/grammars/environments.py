@@ -24,10 +24,7 @@ Errors: ``CfSyntaxError`` with code ``syntax`` (``unexpected <token> (expected .
 from __future__ import annotations
 
 import functools
-import gc
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +33,7 @@ from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.errors import CfLoadError, CfSyntaxError, Span
 from cfmodel.grammars.bindings import _Builder as _BindingsBuilder
+from cfmodel.grammars.common import gc_paused
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -117,25 +115,13 @@ def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    # Nothing built while parsing is garbage yet; the cyclic collector only costs time here.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def parse_str(text: str, file: str = "<string>") -> ParsedEnvironments:
     """Parse environments source text.
 
     Raises:
         CfSyntaxError: the text does not follow the grammar (codes above).
     """
-    with _gc_paused():
+    with gc_paused():
         try:
             tree = _metamodel().model_from_str(blank_comments(text))
         except TextXSyntaxError as err:

@@ -10,27 +10,8 @@ Used for the constraint and default annotations of the derived metamodel and by
 from __future__ import annotations
 
 from cfmodel.grammars import nodes
+from cfmodel.grammars.common import BINDING_POWER, NOT_BINDING_POWER
 
-BINDING_POWER = {
-    "or": 1,
-    "and": 2,
-    "==": 3,
-    "!=": 3,
-    "<": 3,
-    ">": 3,
-    "<=": 3,
-    ">=": 3,
-    "is": 3,
-    "+": 4,
-    "-": 4,
-    "*": 5,
-    "/": 5,
-    "%": 5,
-    "**": 6,
-    "in": 8,
-    "not in": 8,
-}
-NOT_POWER = 7
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -49,7 +30,7 @@ def to_source(e: nodes.Expression) -> str:
         inner = to_source(e.operand)
         if (
             (isinstance(e.operand, nodes.BinaryOperation)
-            and BINDING_POWER[e.operand.operator] <= NOT_POWER)
+            and BINDING_POWER[e.operand.operator] <= NOT_BINDING_POWER)
             or isinstance(e.operand, nodes.Conditional)
         ):
             inner = f"({inner})"
@@ -137,7 +118,7 @@ def _operand(e: nodes.Expression, power: int, right_side: bool) -> str:
         inner = BINDING_POWER[e.operator]
         if inner < power or (right_side and inner == power):
             return f"({text})"
-    if isinstance(e, nodes.Not) and (power > NOT_POWER or not right_side):
+    if isinstance(e, nodes.Not) and (power > NOT_BINDING_POWER or not right_side):
         # `not a == b` is `(not a) == b` only on the left; keep it explicit either way
         return f"({text})"
     return text
