@@ -198,7 +198,7 @@ def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
     _check_ids(ids, problems)
     id_attrs: dict[tuple[int, Any], str] = {}
     rules: dict[type, _Rules] = {}
-    pairs = _Pairs()
+    pairs = Pairs()
     for index, obj in enumerate(objects):
         r = rules.get(type(obj))
         if r is None:
@@ -214,7 +214,7 @@ def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
     fail("model cannot be written", "invalid-model", problems)
 
 
-class _Pairs:
+class Pairs:
     """Does a target list an object back in the opposite feature? O(1) per question."""
 
     def __init__(self) -> None:
@@ -243,9 +243,9 @@ class _Rules:
 
     __slots__ = ("clean", "slow")
 
-    def __init__(self, eclass: Any, features: model.FeatureCache, pairs: _Pairs) -> None:
+    def __init__(self, eclass: Any, features: model.FeatureCache, pairs: Pairs) -> None:
         persistent = features.persistent(eclass)
-        self.slow = bool(eclass.abstract) or any(isinstance(f, EAttribute) and f.iD for f in persistent)
+        self.slow = needs_detail(eclass, features)
         source, free = _clean_source(persistent)
         self.clean: Callable[[EObject, set[int]], bool] = codegen.build(
             source, f"<cfmodel.validate {eclass.name}>", items=fastpath.items, paired=pairs.paired,
@@ -272,35 +272,7 @@ def _clean_source(persistent: list[Any]) -> tuple[str, dict[str, Any]]:
     free: dict[str, Any] = {}
     body: list[str] = []
     for k, f in enumerate(persistent):
-        attr = isinstance(f, EAttribute)
-        free[f"F{k}"] = f
-        if attr:
-            codec = datatypes.codec_for(f.eType)
-            free[f"C{k}"] = codec.check
-            quick = _QUICK_CHECK.get(codec.name)
-            ok = f"({quick} or C{k}(v))" if quick else f"C{k}(v)"
-            bad = [f"if not {ok}:", "    return False"]
-        else:
-            opp = f.eOpposite
-            bad = ["if id(v) not in inside:", "    return False"]
-            if opp is not None:
-                free[f"O{k}"] = opp
-                call = f"paired(v, O{k}, {bool(opp.many)}, {bool(opp.unique)}, obj)"
-                bad += [f"if not {call}:", "    return False"]
-        if f.many:
-            lower, upper = f.lowerBound, f.upperBound
-            body.append(f"vs = items(obj, F{k})")
-            tests = [f"len(vs) < {lower}"] if lower > 0 else []
-            tests += [f"len(vs) > {upper}"] if upper > 0 else []
-            if tests:
-                body += [f"if {' or '.join(tests)}:", "    return False"]
-            body += ["for v in vs:", *codegen.indent(bad, 1)]
-            continue
-        required = f.lowerBound > 0 and model.default_of(f) is None
-        body += [f"v = d[{f._name!r}]._value if F{k} in s else None"]
-        if required:
-            body += ["if v is None:", "    return False"]
-        body += ["if v is not None:", *codegen.indent(bad, 1)]
+        body += feature_check(f, str(k), free, "return False")
     source = "\n".join([
         f"def make(items, paired, illegal, {', '.join(free)}):",
         "    def clean(obj, inside):",
@@ -314,8 +286,64 @@ def _clean_source(persistent: list[Any]) -> tuple[str, dict[str, Any]]:
     return source, free
 
 
+def feature_check(f: Any, tag: str, free: dict[str, Any], fail: str, values: bool = True) -> list[str]:
+    """Source lines checking one persistent feature of ``obj`` as `_check_object` does
+    (bounds, required, value types and ranges, targets inside and paired), leaving the
+    value in ``v`` (single-valued; None when unset) or the values in ``vs``.
+
+    `fail` is the statement run on a problem. The lines use ``d`` (the object's
+    ``__dict__``), ``s`` (its ``_isset``), ``obj``, ``inside`` (ids of the document's
+    objects), ``items`` (`fastpath.items`), ``paired`` (`Pairs.paired`), ``illegal``
+    (`datatypes.find_xml_illegal`), and the entries this adds to `free`, named with `tag`.
+    Without `values`, a single-valued attribute's value is left for the caller to check
+    (with ``C<tag>``, the codec's check).
+    """
+    attr = isinstance(f, EAttribute)
+    free[f"F{tag}"] = f
+    if attr:
+        codec = datatypes.codec_for(f.eType)
+        free[f"C{tag}"] = codec.check
+        quick = _QUICK_CHECK.get(codec.name)
+        ok = f"({quick} or C{tag}(v))" if quick else f"C{tag}(v)"
+        bad = [f"if not {ok}:", f"    {fail}"]
+    else:
+        opp = f.eOpposite
+        bad = ["if id(v) not in inside:", f"    {fail}"]
+        if opp is not None:
+            free[f"O{tag}"] = opp
+            call = f"paired(v, O{tag}, {bool(opp.many)}, {bool(opp.unique)}, obj)"
+            bad += [f"if not {call}:", f"    {fail}"]
+    if f.many:
+        lower, upper = f.lowerBound, f.upperBound
+        lines = [f"vs = items(obj, F{tag})"]
+        tests = [f"len(vs) < {lower}"] if lower > 0 else []
+        tests += [f"len(vs) > {upper}"] if upper > 0 else []
+        if tests:
+            lines += [f"if {' or '.join(tests)}:", f"    {fail}"]
+        return [*lines, "for v in vs:", *codegen.indent(bad, 1)]
+    lines = [f"v = d[{f._name!r}]._value if F{tag} in s else None"]
+    if f.lowerBound > 0 and model.default_of(f) is None:
+        lines += ["if v is None:", f"    {fail}"]
+    if not values and attr:
+        return lines
+    return [*lines, "if v is not None:", *codegen.indent(bad, 1)]
+
+
+def needs_detail(eclass: Any, features: model.FeatureCache) -> bool:
+    """Objects of this class are always checked in detail (abstract, or with iD attributes)."""
+    persistent = features.persistent(eclass)
+    return bool(eclass.abstract) or any(isinstance(f, EAttribute) and f.iD for f in persistent)
+
+
+def id_problems(ids: Mapping[EObject, str]) -> list[str]:
+    """What `check_objects` says about the ids alone (syntax, uniqueness)."""
+    problems: list[str] = []
+    _check_ids(ids, problems)
+    return problems
+
+
 def _check_object(obj: EObject, index: int, ids: Mapping[EObject, str], features: model.FeatureCache,
-                  inside: set[int], id_attrs: dict[tuple[int, Any], str], pairs: _Pairs,
+                  inside: set[int], id_attrs: dict[tuple[int, Any], str], pairs: Pairs,
                   problems: list[str]) -> None:
     where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
     if obj.eClass.abstract:
@@ -350,7 +378,7 @@ def _check_id_attribute(obj: EObject, f: Any, where: str, seen: dict[tuple[int, 
         seen[key] = where
 
 
-def _check_value(obj: EObject, f: Any, where: str, inside: set[int], pairs: _Pairs,
+def _check_value(obj: EObject, f: Any, where: str, inside: set[int], pairs: Pairs,
                  problems: list[str]) -> None:
     if f.many:
         values = list(obj.eGet(f))
@@ -370,7 +398,7 @@ def _check_value(obj: EObject, f: Any, where: str, inside: set[int], pairs: _Pai
         _check_targets(obj, f, values, where, inside, pairs, problems)
 
 
-def _check_targets(obj: EObject, f: Any, values: list[Any], where: str, inside: set[int], pairs: _Pairs,
+def _check_targets(obj: EObject, f: Any, values: list[Any], where: str, inside: set[int], pairs: Pairs,
                    problems: list[str]) -> None:
     opp = f.eOpposite
     for v in values:

@@ -28,6 +28,7 @@ never duplicating an item (PyEcore's own readers do), and adds a missing side.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import InvalidOperation
@@ -97,8 +98,16 @@ def to_bytes(roots: Sequence[EObject], options: XmiOptions | None = None) -> byt
         cache = model.FeatureCache()
         objects = list(canonical.walk(roots, cache))
         ids = ids_from(opts.id_of, objects)
-        validate.check_objects(objects, ids, cache)
-        return _Writer(roots, ids, objects).document()
+        writer = _Writer(roots, ids, objects, cache)
+        # Checked while written: the generated functions check what `validate` checks and
+        # give up at the first doubt; then `validate` says what is wrong (or that nothing
+        # is, for values PyEcore's descriptors did not store) before anything is returned.
+        data = None if validate.id_problems(ids) else writer.document(checked=True)
+        if data is None:
+            validate.check_objects(objects, ids, cache)
+            data = writer.document()
+        assert data is not None
+        return data
 
 
 class _ClassPlan:
@@ -107,12 +116,16 @@ class _ClassPlan:
     `head` is a function generated for the class (see `_head_source`) that writes the
     object's XML attributes; `slow_head` is the same loop written out generally, the
     reference `head` is tested against and the fallback for holders PyEcore laid out
-    differently (e.g. a value never set through PyEcore's descriptors).
+    differently (e.g. a value never set through PyEcore's descriptors). `checked_head`
+    also makes every check of `validate.check_objects` on the object (all its persistent
+    features) and raises `_DoubtError` at the first problem; None when the class is always
+    checked in detail (``detail``: abstract, or with iD attributes) or no checks were asked.
     """
 
-    __slots__ = ("attrs", "contained", "head", "leaf", "many_attrs", "refs", "type_name", "typed")
+    __slots__ = ("attrs", "checked_head", "contained", "detail", "head", "leaf", "many_attrs", "refs",
+                 "type_name", "typed")
 
-    def __init__(self, eclass: Any, prefix: str) -> None:
+    def __init__(self, eclass: Any, prefix: str, checks: _Checks | None = None) -> None:
         self.type_name = f"{prefix}:{eclass.name}"
         self.typed = f' xsi:type="{escape_attr(self.type_name)}"'
         feats = model.persistent_features(eclass)
@@ -126,6 +139,12 @@ class _ClassPlan:
                           if not isinstance(f, EAttribute) and f.containment]
         self.leaf = not self.many_attrs and not self.contained  # always an empty element
         self.head = _compile_head(self.attrs, self.refs)
+        self.checked_head: _HeadFunction | None = None
+        self.detail = checks is not None and validate.needs_detail(eclass, checks.features)
+        if checks is not None and not self.detail:
+            written = {id(a[0]) for a in self.attrs} | {id(r[0]) for r in self.refs}
+            others = [f for f in feats if id(f) not in written]
+            self.checked_head = _compile_checked_head(self.attrs, self.refs, others, checks)
 
     def slow_head(self, obj: EObject, ids: Mapping[EObject, str], names: Callable[[EObject], str]) -> str:
         parts = []
@@ -224,22 +243,109 @@ def _compile_head(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> _HeadFunction
     return head
 
 
+# A checked literal: the common, valid case in one expression (also meaning "nothing to
+# escape"), anything else through `_checked_literal` (the codec's check, then its literal).
+_CHECKED_LITERAL = {
+    "EString": "v if type(v) is str and plain(v) is None else slow(Ck, Lk, v, True)",
+    **{n: "('true' if v else 'false') if type(v) is bool else slow(Ck, Lk, v, False)"
+       for n in ("EBoolean", "EBooleanObject")},
+    **{n: "repr(v) if type(v) is float and v - v == 0.0 else slow(Ck, Lk, v, False)"
+       for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")},
+    **{n: f"str(v) if type(v) is int and {-(2 ** (b - 1))} <= v < {2 ** (b - 1)} else slow(Ck, Lk, v, True)"
+       for n, b in (("EInt", 32), ("EIntegerObject", 32), ("ELong", 64), ("ELongObject", 64),
+                    ("EShort", 16), ("EShortObject", 16))},
+    "EBigInteger": "str(v) if type(v) is int else slow(Ck, Lk, v, True)",
+    "EDate": "slow(Ck, Lk, v, False)",
+}
+# Characters that need escaping in an attribute, or that XML 1.0 cannot carry at all.
+_NOT_PLAIN = re.compile('[&<>"\n\r\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
+def _checked_literal(check: Callable[[Any], bool], literal: Callable[[Any], str], v: Any,
+                     escape: bool) -> str:
+    if not check(v):
+        raise _DoubtError
+    text = literal(v)
+    return escape_attr(text) if escape else text
+
+
+class _DoubtError(Exception):
+    """A checked head met something `validate` would report (or could not read a value)."""
+
+
+@dataclass
+class _Checks:
+    """What checked heads need: the ids of the document's objects, and `validate`'s tables."""
+
+    inside: set[int]
+    pairs: validate.Pairs
+    features: model.FeatureCache
+
+
+def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
+                          checks: _Checks) -> _HeadFunction:
+    """`head` with `validate.feature_check` for every persistent feature: written ones where
+    they are written (their value read once), the others (many-valued attributes,
+    containments, container references) in between."""
+    free: dict[str, Any] = {}
+    fail = "raise Doubt"
+    lines = [
+        "def head(obj, ids, names, start, end):",
+        "    d = obj.__dict__",
+        "    s = obj._isset",
+        "    p = [start]",
+        "    i = ids.get(obj)",
+        "    if i is not None:",
+        "        p += (' xmi:id=\"', i, '\"')",
+    ]
+    for k, (f, _, name, codec) in enumerate(attrs):
+        free[f"L{k}"] = codec.to_literal
+        code = _CHECKED_LITERAL.get(codec.name, "slow(Ck, Lk, v, True)")
+        code = code.replace("Ck", f"Ca{k}").replace("Lk", f"L{k}")
+        lines += codegen.indent(validate.feature_check(f, f"a{k}", free, fail, values=False), 1)
+        lines += ["    if v is not None:", f"        p += ({f' {name}=' + chr(34)!r}, {code}, '\"')"]
+    for k, f in enumerate(others):
+        lines += codegen.indent(validate.feature_check(f, f"x{k}", free, fail), 1)
+    for k, (f, _, name, many) in enumerate(refs):
+        pre = f" {name}=" + chr(34)
+        lines += codegen.indent(validate.feature_check(f, f"r{k}", free, fail), 1)
+        if many:
+            joined = "esc(' '.join([ids.get(t) or names(t) for t in vs]))"
+            lines += ["    if vs:", f"        p += ({pre!r}, {joined}, '\"')"]
+        else:
+            lines += ["    if v is not None:", "        x = ids.get(v)",
+                      f"        p += ({pre!r}, x if x is not None else esc(names(v)), '\"')"]
+    lines += ["    p.append(end)", "    return ''.join(p)"]
+    fixed = ["plain", "slow", "esc", "Doubt", "inside", "paired", "items", "illegal"]
+    body = "\n".join(codegen.indent(lines, 1))
+    source = f"def make({', '.join([*fixed, *free])}):\n{body}\n    return head\n"
+    head: _HeadFunction = codegen.build(
+        source, "<cfmodel.xmi checked head>", plain=_NOT_PLAIN.search, slow=_checked_literal, esc=escape_attr,
+        Doubt=_DoubtError,
+        inside=checks.inside, paired=checks.pairs.paired, items=fastpath.items,
+        illegal=datatypes.find_xml_illegal, **free)
+    return head
+
+
 class _Writer:
     """One document: a pre-order pass over the objects with an explicit stack."""
 
-    def __init__(self, roots: list[EObject], ids: dict[EObject, str], objects: list[EObject]) -> None:
+    def __init__(self, roots: list[EObject], ids: dict[EObject, str], objects: list[EObject],
+                 cache: model.FeatureCache | None = None) -> None:
         self.roots = roots
         self.ids = ids
         self.objects = objects
+        self.cache = cache or model.FeatureCache()
         self.prefixes: dict[str, str] = {}  # nsURI -> prefix
         self.plans: dict[type, _ClassPlan] = {}
+        self.checks: _Checks | None = None
         self.names = linking.Fragments(roots, ids)
 
     def plan(self, obj: EObject) -> _ClassPlan:
         found = self.plans.get(type(obj))
         if found is None:
             eclass = obj.eClass
-            found = self.plans[type(obj)] = _ClassPlan(eclass, self.prefix(eclass.ePackage))
+            found = self.plans[type(obj)] = _ClassPlan(eclass, self.prefix(eclass.ePackage), self.checks)
         return found
 
     def prefix(self, pkg: Any) -> str:
@@ -253,17 +359,32 @@ class _Writer:
             self.prefixes[uri] = name
         return self.prefixes[uri]
 
-    def document(self) -> bytes:
+    def document(self, checked: bool = False) -> bytes | None:
+        """The document's bytes; with `checked`, None as soon as a check fails (see `to_bytes`)."""
+        if checked and self.checks is None:
+            self.checks = _Checks({id(o) for o in self.objects}, validate.Pairs(), self.cache)
+            self.plans.clear()
         plans, plan = self.plans, self.plan
         for obj in self.objects:  # fixes prefixes in document order before writing
             if type(obj) not in plans:
                 plan(obj)
+        if checked and any(p.detail for p in plans.values()):
+            return None
+        try:
+            return self.write(checked)
+        except (_DoubtError, AttributeError, KeyError, TypeError):
+            if checked:
+                return None
+            raise
+
+    def write(self, checked: bool) -> bytes:
+        plans, plan = self.plans, self.plan
         ns = [("xmi:version", "2.0"), ("xmlns:xmi", XMI_NS), ("xmlns:xsi", XSI_NS)]
         ns += [(f"xmlns:{p}", uri) for uri, p in self.prefixes.items()]
         out = [_XML_DECL]
         if len(self.roots) == 1:
             root = self.roots[0]
-            self.elements(out, [(root, plan(root).type_name, attrs_text(ns), 0)])
+            self.elements(out, [(root, plan(root).type_name, attrs_text(ns), 0)], checked)
             return "".join(out).encode("utf-8")
         out.append(f"<xmi:XMI{attrs_text(ns)}>\n")
         append, elements, ids, names = out.append, self.elements, self.ids, self.names
@@ -272,15 +393,17 @@ class _Writer:
             if p.leaf:  # the common case, inlined: one line per root
                 start = f"  <{p.type_name}"
                 try:
-                    append(p.head(r, ids, names, start, "/>\n"))
+                    append((p.checked_head if checked else p.head)(r, ids, names, start, "/>\n"))  # type: ignore[misc]
                 except (AttributeError, KeyError, TypeError):
+                    if checked:
+                        raise
                     append(f"{start}{p.slow_head(r, ids, names)}/>\n")
             else:
-                elements(out, [(r, p.type_name, "", 1)])
+                elements(out, [(r, p.type_name, "", 1)], checked)
         out.append("</xmi:XMI>\n")
         return "".join(out).encode("utf-8")
 
-    def elements(self, out: list[str], top: list[tuple[EObject, str, str, int]]) -> None:
+    def elements(self, out: list[str], top: list[tuple[EObject, str, str, int]], checked: bool) -> None:
         """Write objects and everything they contain; `top` holds (object, tag, head, depth)."""
         append = out.append
         plans, ids, names = self.plans, self.ids, self.names
@@ -310,8 +433,10 @@ class _Writer:
             start = f"{indent}<{tag}{head}"
             end = ">\n" if many_values or children else "/>\n"
             try:
-                append(p.head(obj, ids, names, start, end))
+                append((p.checked_head if checked else p.head)(obj, ids, names, start, end))  # type: ignore[misc]
             except (AttributeError, KeyError, TypeError):
+                if checked:
+                    raise
                 append(f"{start}{p.slow_head(obj, ids, names)}{end}")
             if end == "/>\n":
                 continue

@@ -224,6 +224,44 @@ def test_generated_validation_reports_what_the_detailed_one_does(
     assert bool(fast) == (name != "valid")
 
 
+@pytest.mark.parametrize("name, breakage", list(_breakages()), ids=[n for n, _ in _breakages()])
+def test_the_checked_writer_refuses_exactly_what_validation_refuses(
+    name: str, breakage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """XMI checks while writing (generated heads); any doubt hands over to `validate`."""
+    pkg = infra_package()
+    roots = infra_model(pkg)
+    roots[0].port = 8080
+    roots[0].load = 0.5
+    breakage(roots)
+    ids = _ids(roots)
+    objects = list(canonical.walk(roots))
+    checked = xmi._Writer(roots, ids, objects).document(checked=True)
+    assert (checked is None) == (name != "valid")
+    expected = _problems(roots, ids, False, monkeypatch)
+    if not expected:
+        assert xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get)) == checked
+        return
+    with pytest.raises(CfSerializationError) as exc:
+        xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert [n.message for n in exc.value.notes] == expected
+
+
+@pytest.mark.parametrize("value", [Shout("x"), Level.LOW, True, 2**31, math.inf, "a\x00", "&<>"],
+                         ids=["str-subclass", "int-subclass", "bool", "int-overflow", "inf", "nul", "escapes"])
+def test_checked_literals_agree_with_codec_checks(value: Any) -> None:
+    _pkg, c = _odd_package()
+    obj = c()
+    feature = "s" if isinstance(value, str) else "d" if isinstance(value, float) else "i"
+    obj.eSet(feature, 0 if feature == "i" else 0.0 if feature == "d" else "")
+    obj.__dict__[feature]._value = value  # around PyEcore's type check
+    ok = not (value is True or value == 2**31 or value == "a\x00")
+    checked = xmi._Writer([obj], {}, [obj]).document(checked=True)
+    assert (checked is not None) == ok
+    if ok:
+        assert checked == xmi._Writer([obj], {}, [obj]).document()
+
+
 def test_validation_of_many_values_and_bounds() -> None:
     pkg = EPackage("b", nsURI="http://cfmodel.example/b", nsPrefix="b")
     c = EClass("C")
