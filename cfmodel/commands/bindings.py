@@ -26,6 +26,7 @@ from typing import Any
 from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
 from cfmodel.errors import CfUsageError
+from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject
 from cfmodel.transforms.compose import Injector, ParameterSource, TypeValue, Value, effective_model, show
 from cfmodel.transforms.providers import Merge, ProjectBindings, load_project, parse_merge
@@ -135,16 +136,15 @@ def _json_value(value: Value) -> Any:
 
 
 def _models(project: ProjectBindings) -> list[ModelObject]:
+    """The ``BindingsFile`` of every site and bindings loaded, as PyEcore objects."""
     roots: list[ModelObject] = []
-    for site in project.sites:
-        container = site.eContainer()
-        if container is not None and container not in roots:
-            roots.append(container)
-    for layer in project.layers.layers:
-        for named in layer.bindings:
-            container = named.eContainer()
-            if container is not None and container not in roots:
-                roots.append(container)
+    named = [n for layer in project.layers.layers for n in layer.bindings]
+    for obj in [*project.sites, *named]:
+        container = obj.eContainer()
+        if container is not None:
+            root = bm.to_ecore(container, project.layers.spans)
+            if root not in roots:
+                roots.append(root)
     return roots
 
 

@@ -1,14 +1,20 @@
 """Parse bindings files (``*.bind``, ARM-8 syntax) into the bindings metamodel.
 
 Input: source text and a display file name (``parse_str``) or a path (``parse_file``).
-Output: ``ParsedBindings``: a ``BindingsFile`` model object (``cfmodel.metamodel.bindings``)
+Output: ``ParsedBindings``: a ``BindingsFile`` model (``cfmodel.metamodel.bindings``)
 holding ``NamedBindings`` and ``Site`` blocks, plus the ``SpanTable`` giving the source span
 of every element created (binding, key, type, expression, layer, category ...).
+
+The model is built from the metamodel's plain objects (slotted Python objects with the
+EClasses' names and features: fast to build and to read); ``ParsedBindings.root`` gives the
+PyEcore objects, built on first use, for exports and EMF APIs. Each ``NamedBindings`` also
+gets its flattened, facts- and site-independent form (``compose.entries.flatten``) as it is
+parsed, so that preparing a composition does not walk the model again.
 
 Guarantees: the model contains only metamodel objects (no textX objects leak out); textX's
 dynamic attributes are read only through ``_get``/``_get_list`` here. Double-quoted strings
 are split into ``InterpolatedString`` parts (``$::fact``, ``${name}``); single-quoted ones
-are literal.
+are literal. The model is read-only once parsed.
 
 Errors: ``CfSyntaxError`` (code ``syntax``) with the position of the offending token and the
 message ``unexpected <token> (expected <alternatives>)``. Semantic checks happen later, in
@@ -32,6 +38,7 @@ from cfmodel.errors import CfLoadError, CfSyntaxError, Span
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
+from cfmodel.transforms.compose.entries import flatten
 
 GRAMMAR = Path(__file__).with_name("bindings.tx")
 
@@ -62,24 +69,35 @@ _EXPRESSION_STARTS = frozenset(("'if'", "'unless'", "'!'", "'|'", "a value", "'[
 
 _NAME = r"[a-z_][A-Za-z0-9_]*(?:::[a-z_][A-Za-z0-9_]*)*"
 _INTERPOLATION = re.compile(rf"\$\{{(::)?({_NAME})\}}|\$(::)?({_NAME})")
+_INTEGER = re.compile(r"-?\d+")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "$": "$"}
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedBindings:
-    """One parsed bindings file: the ``BindingsFile`` model object and its span table."""
+    """One bindings file: its ``BindingsFile`` (``model``) and its span table.
 
-    root: ModelObject
+    ``model`` is what the parser built (plain objects, see ``cfmodel.metamodel.bindings``) or
+    what a provider built (PyEcore objects). ``named_bindings`` and ``sites`` are its objects;
+    ``root`` is the PyEcore ``BindingsFile`` (built from plain objects on first use, with the
+    spans of the new objects added to ``spans``), for exports and EMF APIs.
+    """
+
+    model: ModelObject
     spans: SpanTable
     file: str
 
     @property
+    def root(self) -> ModelObject:
+        return bm.to_ecore(self.model, self.spans)
+
+    @property
     def named_bindings(self) -> list[ModelObject]:
-        return list(self.root.elements)
+        return list(self.model.elements)
 
     @property
     def sites(self) -> list[ModelObject]:
-        return list(self.root.sites)
+        return list(self.model.sites)
 
 
 @functools.cache
@@ -109,8 +127,11 @@ def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
         except RecursionError:
             span = Span(file, 1, 1, 1, 1)
             raise CfSyntaxError("the file nests too deeply to parse", span, "syntax") from None
-        builder = _Builder(text, file)
-        return ParsedBindings(builder.build_file(tree), builder.spans, file)
+        builder = _Builder(text, file, bm.plain)
+        root = builder.build_file(tree)
+        for named in root.elements:
+            named._flat = flatten(named, builder.spans)
+        return ParsedBindings(root, builder.spans, file)
 
 
 # Comments are blanked (same length, newlines kept) so that every position stays exact and
@@ -220,13 +241,20 @@ def _kind(node: Any) -> str:
 
 
 class _Builder:
-    """Turns a textX tree into metamodel objects, recording each element's span."""
+    """Turns a textX tree into metamodel objects, recording each element's span.
 
-    def __init__(self, text: str, file: str) -> None:
+    ``model`` holds the classes to build: ``bm.plain`` (the parser's plain objects) or the
+    PyEcore module ``bm`` (the default, for subclasses such as the environments parser, whose
+    model contains bindings expressions). Every object gets all its features as constructor
+    arguments, the same ones in both cases (a feature given is a feature set).
+    """
+
+    def __init__(self, text: str, file: str, model: Any = bm) -> None:
         self.text = text
         self.file = file
         self.spans = SpanTable()
         self.lines = LineIndex(text, file)
+        self.m = model
 
     # positions
     def span_of(self, node: Any) -> Span:
@@ -240,39 +268,39 @@ class _Builder:
 
     # file, site
     def build_file(self, tree: Any) -> ModelObject:
-        root = self._made(bm.BindingsFile(), tree)
-        root.sites.extend(self.site(s) for s in _get_list(tree, "sites"))
-        root.elements.extend(self.named_bindings(b) for b in _get_list(tree, "bindings"))
-        return root
+        sites = [self.site(s) for s in _get_list(tree, "sites")]
+        elements = [self.named_bindings(b) for b in _get_list(tree, "bindings")]
+        return self._made(self.m.BindingsFile(sites=sites, elements=elements), tree)
 
     def site(self, node: Any) -> ModelObject:
-        site = self._made(bm.Site(), node)
-        for decl in _get_list(node, "categories"):
-            site.categories.append(self.categories(decl))
-        for layer_list in _get_list(node, "layerlists"):
-            site.layers.extend(self.layer(layer) for layer in _get_list(layer_list, "layers"))
-        return site
+        categories = [self.categories(decl) for decl in _get_list(node, "categories")]
+        layers = [
+            self.layer(layer)
+            for layer_list in _get_list(node, "layerlists")
+            for layer in _get_list(layer_list, "layers")
+        ]
+        return self._made(self.m.Site(categories=categories, layers=layers), node)
 
     def categories(self, node: Any) -> ModelObject:
-        decl = self._made(bm.CategoriesDeclaration(), node)
+        entries = []
         for entry in _get_list(node, "entries"):
             value = self.expression(_get(entry, "value"))
-            category = bm.CategoryDeclaration(name=_get(entry, "name"), value=value)
-            decl.entries.append(self._made(category, entry))
-        return decl
+            entries.append(
+                self._made(self.m.CategoryDeclaration(name=_get(entry, "name"), value=value), entry)
+            )
+        return self._made(self.m.CategoriesDeclaration(entries=entries), node)
 
     def layer(self, node: Any) -> ModelObject:
-        layer = self._made(bm.Layer(name=_unquote(_get(node, "name"))), node)
+        uris: dict[str, list[str]] = {"include": [], "exclude": []}
         for attr in _get_list(node, "attrs"):
-            target = layer.include if _get(attr, "kind") == "include" else layer.exclude
+            target = uris["include" if _get(attr, "kind") == "include" else "exclude"]
             target.extend(_unquote(uri) for uri in _get_list(attr, "uris"))
-        return layer
+        return self._made(self.m.Layer(name=_unquote(_get(node, "name")), **uris), node)
 
     # bindings
     def named_bindings(self, node: Any) -> ModelObject:
-        named = self._made(bm.NamedBindings(name=_get(node, "name")), node)
-        named.elements.extend(self.element(e) for e in _get_list(node, "elements"))
-        return named
+        elements = [self.element(e) for e in _get_list(node, "elements")]
+        return self._made(self.m.NamedBindings(name=_get(node, "name"), elements=elements), node)
 
     def element(self, node: Any) -> ModelObject:
         build: Callable[[Any], ModelObject] = getattr(self, f"element_{_kind(node)}")
@@ -280,122 +308,125 @@ class _Builder:
 
     def element_Categorized(self, node: Any) -> ModelObject:  # noqa: N802 - dispatch on rule name
         terms = [self.conjunction(t) for t in _get_list(node, "terms")]
-        predicate = terms[0] if len(terms) == 1 else self._made(bm.AnyOf(operands=terms), node)
-        obj = bm.CategorizedBindings(predicate=predicate)
-        obj.elements.extend(self.element(e) for e in _get_list(node, "elements"))
-        return obj
+        predicate = terms[0] if len(terms) == 1 else self._made(self.m.AnyOf(operands=terms), node)
+        elements = [self.element(e) for e in _get_list(node, "elements")]
+        return self.m.CategorizedBindings(predicate=predicate, elements=elements)
 
     def conjunction(self, node: Any) -> ModelObject:
         tests = [self.category_test(t) for t in _get_list(node, "tests")]
         if len(tests) == 1:
             return tests[0]
-        return self._made(bm.AllOf(operands=tests), node)
+        return self._made(self.m.AllOf(operands=tests), node)
 
     def category_test(self, node: Any) -> ModelObject:
         value = self._made(self.scalar(str(_get(node, "value")), node), node)
-        return self._made(bm.CategoryTest(category=_get(node, "category"), value=value), node)
+        return self._made(self.m.CategoryTest(category=_get(node, "category"), value=value), node)
 
-    def _modifiers(self, obj: ModelObject, node: Any, *names: str) -> ModelObject:
-        for modifier in _get_list(node, "modifiers"):
-            setattr(obj, modifier, True)
-        for name in names:
+    def _modifiers(self, node: Any, *names: str) -> dict[str, Any]:
+        """The modifiers (``abstract: True`` ...) and ``options`` of a bind operation."""
+        found: dict[str, Any] = {}
+        for name in ("modifiers", *names):
             for modifier in _get_list(node, name):
-                setattr(obj, modifier, True)
-        obj.options.extend(self.option(o) for o in _get_list(_get(node, "options"), "options"))
-        return obj
+                found[modifier] = True
+        found["options"] = [self.option(o) for o in _get_list(_get(node, "options"), "options")]
+        return found
 
     def option(self, node: Any) -> ModelObject:
         value = self.expression(_get(node, "value"))
-        return self._made(bm.Option(name=_get(node, "name"), value=value), node)
+        return self._made(self.m.Option(name=_get(node, "name"), value=value), node)
 
     def element_Bind(self, node: Any) -> ModelObject:  # noqa: N802
+        m = self.m
         if _get(node, "alias"):
             source, target = self.key(_get(node, "source")), self.key(_get(node, "target"))
             kind = bm.RebindKind.getEEnumLiteral(_get(node, "alias"))
-            obj = bm.Rebinding(kind=kind, source=source, target=target)
-            return self._modifiers(obj, node, "targetModifiers")
+            return m.Rebinding(
+                kind=kind, source=source, target=target, **self._modifiers(node, "targetModifiers")
+            )
         if _get(node, "parameters"):
-            return self._modifiers(self._parameters(node), node)
+            return self._parameters(node)
         if _get(node, "map"):
-            obj = bm.ParameterMapBinding(
+            return m.ParameterMapBinding(
                 source=self.type_ref(_get(node, "mapSource")),
                 target=self.type_ref(_get(node, "mapTarget")),
                 map=self.expression(_get(node, "mapping")),
+                **self._modifiers(node),
             )
-            return self._modifiers(obj, node)
         if _get(node, "variables"):
-            obj = bm.VariablesBinding(producer=self.producer(node))
-            if _get(node, "varType") is not None:
-                obj.type = self.type_ref(_get(node, "varType"))
-            return self._modifiers(obj, node)
-        obj = bm.Binding(optional=bool(_get(node, "optional")))
+            producer = self.producer(node)
+            var_type = _get(node, "varType")
+            typed = {"type": self.type_ref(var_type)} if var_type is not None else {}
+            return m.VariablesBinding(producer=producer, **typed, **self._modifiers(node))
+        optional = bool(_get(node, "optional"))
         key_node = _get(node, "key")
-        obj.key = self.key(key_node) if key_node is not None else None
-        obj.producer = self.producer(node)
-        if _get(node, "multibind"):
-            obj.multibindId = _unquote(_get(node, "multibind"))
-        return self._modifiers(obj, node)
+        key = self.key(key_node) if key_node is not None else None
+        producer = self.producer(node)
+        ident = _get(node, "multibind")
+        fragment = {"multibindId": _unquote(ident)} if ident else {}
+        return m.Binding(optional=optional, key=key, producer=producer, **fragment, **self._modifiers(node))
 
     def _parameters(self, node: Any) -> ModelObject:
         target_node = _get(node, "paramTarget")
         if _get(target_node, "type"):
             target = self.type_ref(_get(target_node, "type"))
         else:
-            target = self._made(bm.TypeRef(name="Class", title=_get(target_node, "cls")), target_node)
+            target = self._made(self.m.TypeRef(name="Class", title=_get(target_node, "cls")), target_node)
         optional = bool(_get(node, "optional"))
-        return bm.ParametersBinding(target=target, producer=self.producer(node), optional=optional)
+        producer = self.producer(node)
+        return self.m.ParametersBinding(
+            target=target, producer=producer, optional=optional, **self._modifiers(node)
+        )
 
     def element_Multibind(self, node: Any) -> ModelObject:  # noqa: N802
         key = self.key(_get(node, "key"))
         ident = _get(node, "id")
-        obj = bm.Multibinding(key=key, multibindId=_unquote(ident) if ident else key.name)
-        return self._modifiers(obj, node)
+        multibind_id = _unquote(ident) if ident else key.name
+        return self.m.Multibinding(key=key, multibindId=multibind_id, **self._modifiers(node))
 
     def element_Rebind(self, node: Any) -> ModelObject:  # noqa: N802
         kind = bm.RebindKind.getEEnumLiteral("rebind")
-        return self._modifiers(bm.Rebinding(kind=kind, source=self.key(_get(node, "source"))), node)
+        return self.m.Rebinding(kind=kind, source=self.key(_get(node, "source")), **self._modifiers(node))
 
     def element_Classes(self, node: Any) -> ModelObject:  # noqa: N802
-        obj = bm.ClassesBinding(exclude=_get(node, "kind") == "exclude")
-        obj.classes.extend(_get_list(node, "names"))
-        return obj
+        exclude = _get(node, "kind") == "exclude"
+        return self.m.ClassesBinding(exclude=exclude, classes=_get_list(node, "names"))
 
     # keys, types, producers
     def key(self, node: Any) -> ModelObject:
-        key = bm.Key(name=_unquote(_get(node, "name")) if _get(node, "name") else "")
-        if _get(node, "type") is not None:
-            key.type = self.type_ref(_get(node, "type"))
-        return self._made(key, node)
+        name = _unquote(_get(node, "name")) if _get(node, "name") else ""
+        type_node = _get(node, "type")
+        typed = {"type": self.type_ref(type_node)} if type_node is not None else {}
+        return self._made(self.m.Key(name=name, **typed), node)
 
     def type_ref(self, node: Any) -> ModelObject:
         if _get(node, "cls"):
-            return self._made(bm.TypeRef(name="Class", title=_get(node, "cls")), node)
-        ref = bm.TypeRef(name=_get(node, "name"))
+            return self._made(self.m.TypeRef(name="Class", title=_get(node, "cls")), node)
+        features: dict[str, Any] = {"name": _get(node, "name")}
+        args = []
         for arg in _get_list(node, "args"):
             if _kind(arg) == "TypeTitle":
-                ref.title = _title(_get(arg, "title"))
+                features["title"] = _title(_get(arg, "title"))
             else:
-                ref.args.append(self.type_ref(arg))
-        return self._made(ref, node)
+                args.append(self.type_ref(arg))
+        return self._made(self.m.TypeRef(**features, args=args), node)
 
     def producer(self, node: Any) -> ModelObject | None:
         """The producer of a ``bind ... to <producer>`` (None when there is no ``to``)."""
         custom = _get(node, "custom")
         if custom is not None:
-            obj = bm.CustomProducer()
             if _get(custom, "name"):
-                obj.name = _unquote(_get(custom, "name"))
+                obj = self.m.CustomProducer(name=_unquote(_get(custom, "name")))
             else:
-                obj.type = self.type_ref(_get(custom, "type"))
+                obj = self.m.CustomProducer(type=self.type_ref(_get(custom, "type")))
             return self._made(obj, custom)
         type_value = _get(node, "typeValue")
         if type_value is not None:
-            return self._made(bm.TypeProducer(type=self.type_ref(type_value)), type_value)
+            return self._made(self.m.TypeProducer(type=self.type_ref(type_value)), type_value)
         value = _get(node, "value")
         if value is None:
             return None
         expression = self.expression(value)
-        producer = bm.ConstantProducer(value=expression)
+        producer = self.m.ConstantProducer(value=expression)
         self.spans.copy(expression, producer)
         return producer
 
@@ -408,14 +439,12 @@ class _Builder:
         return obj
 
     def expr_Conditional(self, node: Any) -> ModelObject:  # noqa: N802
-        obj = bm.Conditional(
-            unless=_get(node, "kind") == "unless",
-            condition=self.expression(_get(node, "condition")),
-            then=self.expression(_get(node, "then")),
-        )
-        if _get(node, "otherwise") is not None:
-            obj.otherwise = self.expression(_get(node, "otherwise"))
-        return obj
+        unless = _get(node, "kind") == "unless"
+        condition = self.expression(_get(node, "condition"))
+        then = self.expression(_get(node, "then"))
+        otherwise = _get(node, "otherwise")
+        other = {"otherwise": self.expression(otherwise)} if otherwise is not None else {}
+        return self.m.Conditional(unless=unless, condition=condition, then=then, **other)
 
     def expr_Operation(self, node: Any) -> ModelObject:  # noqa: N802
         operands = [self.expression(o) for o in _get_list(node, "operands")]
@@ -435,78 +464,80 @@ class _Builder:
         return sum_ if result is None else self._binary(comparison, result, sum_)
 
     def _binary(self, op: str, left: ModelObject, right: ModelObject) -> ModelObject:
-        obj = bm.BinaryOp(op=op, left=left, right=right)
+        obj = self.m.BinaryOp(op=op, left=left, right=right)
         first, last = self.spans.get(left), self.spans.get(right)
         if first is not None and last is not None:
             self.spans.set(obj, first.merge(last))
         return obj
 
     def expr_Not(self, node: Any) -> ModelObject:  # noqa: N802
-        return bm.NotOp(operand=self.expression(_get(node, "operand")))
+        return self.m.NotOp(operand=self.expression(_get(node, "operand")))
 
     def expr_Lambda(self, node: Any) -> ModelObject:  # noqa: N802
-        obj = bm.Lambda(body=self.expression(_get(node, "body")))
-        obj.parameters.extend(_variable_name(p) for p in _get_list(node, "params"))
-        return obj
+        body = self.expression(_get(node, "body"))
+        parameters = [_variable_name(p) for p in _get_list(node, "params")]
+        return self.m.Lambda(body=body, parameters=parameters)
 
     def expr_Atom(self, node: Any) -> ModelObject:  # noqa: N802
+        m = self.m
         token = str(_get(node, "token"))
         first = token[0]
         if _get(node, "call"):
             if first in "\"'$-0123456789":
                 span = self.span_of(node)
                 raise CfSyntaxError(f"{token} cannot be called (only a function name can)", span, "syntax")
-            obj = bm.Call(function=token)
-            obj.args.extend(self.expression(a) for a in _get_list(node, "args"))
-            return obj
+            return m.Call(function=token, args=[self.expression(a) for a in _get_list(node, "args")])
         if first == "$":
-            return bm.VariableRef(name=_variable_name(token))
+            return m.VariableRef(name=_variable_name(token))
         if token in ("true", "false", "undef"):
-            return bm.UndefLiteral() if token == "undef" else bm.BooleanLiteral(value=token == "true")
+            return m.UndefLiteral() if token == "undef" else m.BooleanLiteral(value=token == "true")
         if first in "\"'-0123456789":
             return self.scalar(token, node)
-        return bm.StringLiteral(value=token, bare=True)
+        return m.StringLiteral(value=token, bare=True)
 
     def scalar(self, token: str, node: Any) -> ModelObject:
         """A string, number or boolean token as a literal."""
         first = token[0]
         if first == "'":
-            return bm.StringLiteral(value=_unquote(token))
+            return self.m.StringLiteral(value=_unquote(token))
         if first == '"':
             return self._interpolated(token[1:-1], node)
         if token in ("true", "false"):
-            return bm.BooleanLiteral(value=token == "true")
-        if re.fullmatch(r"-?\d+", token):
-            return bm.IntegerLiteral(value=int(token))
-        return bm.FloatLiteral(value=float(token))
+            return self.m.BooleanLiteral(value=token == "true")
+        if _INTEGER.fullmatch(token):
+            return self.m.IntegerLiteral(value=int(token))
+        return self.m.FloatLiteral(value=float(token))
 
     def _interpolated(self, body: str, node: Any) -> ModelObject:
+        m = self.m
+        if "$" not in body:
+            return m.StringLiteral(value=_unescape(body))
         parts: list[ModelObject] = []
         pos = 0
         for match in _INTERPOLATION.finditer(body):
             if _escaped(body, match.start()):
                 continue
             if match.start() > pos:
-                parts.append(bm.StringLiteral(value=_unescape(body[pos : match.start()])))
-            parts.append(bm.VariableRef(name=match.group(2) or match.group(4)))
+                parts.append(m.StringLiteral(value=_unescape(body[pos : match.start()])))
+            parts.append(m.VariableRef(name=match.group(2) or match.group(4)))
             pos = match.end()
         if not parts:
-            return bm.StringLiteral(value=_unescape(body))
+            return m.StringLiteral(value=_unescape(body))
         if pos < len(body):
-            parts.append(bm.StringLiteral(value=_unescape(body[pos:])))
+            parts.append(m.StringLiteral(value=_unescape(body[pos:])))
         for part in parts:
             self._made(part, node)
-        return bm.InterpolatedString(parts=parts)
+        return m.InterpolatedString(parts=parts)
 
     def expr_ArrayLit(self, node: Any) -> ModelObject:  # noqa: N802
-        return bm.ArrayLiteral(items=[self.expression(i) for i in _get_list(node, "items")])
+        return self.m.ArrayLiteral(items=[self.expression(i) for i in _get_list(node, "items")])
 
     def expr_HashLit(self, node: Any) -> ModelObject:  # noqa: N802
         entries = []
         for entry in _get_list(node, "entries"):
             key, value = self.expression(_get(entry, "key")), self.expression(_get(entry, "value"))
-            entries.append(self._made(bm.HashEntry(key=key, value=value), entry))
-        return bm.HashLiteral(entries=entries)
+            entries.append(self._made(self.m.HashEntry(key=key, value=value), entry))
+        return self.m.HashLiteral(entries=entries)
 
 
 def _variable_name(text: str) -> str:

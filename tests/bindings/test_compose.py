@@ -422,3 +422,35 @@ def test_operators_and_functions_in_values(build: Build) -> None:
     assert injector.lookup("cond") == "no fact"
     assert injector.lookup("not") is False
     assert injector.lookup("len") == 5
+
+
+def test_models_built_in_code_compose_as_parsed_ones() -> None:
+    """Parsed bindings bring their flat form (``_flat``); PyEcore models (from providers, or
+    ``ParsedBindings.root``) are flattened when prepared: both give the same injector and errors."""
+    from cfmodel.grammars.bindings import parse_str
+    from cfmodel.metamodel.bindings import SpanTable
+    from cfmodel.transforms.compose import LayerInput, prepare
+
+    text = (
+        "bindings a {\n  bind 'x' to 'common'\n  when node 'kermit' or rack 'r1' { bind 'x' to \"node $::fqdn\" }\n"
+        "  when node 'kermit' { when environment 'production' { bind parameters ntp to { servers => [1] } } }\n"
+        "  include [ntp]\n  multibind Array[Integer], 'n'\n  bind to 2 in 'n'\n  bind abstract 'nothing' to 1\n}"
+    )
+    renders = []
+    for ecore in (False, True):
+        parsed = parse_str(text, "a.bind")
+        named = parsed.root.elements if ecore else parsed.named_bindings
+        spans = SpanTable()
+        spans.update(parsed.spans)
+        assert hasattr(named[0], "_flat") is not ecore
+        prepared = prepare([LayerInput("one", named), LayerInput("two", named)], spans)
+        with pytest.raises(CfModelError) as caught:
+            prepared.injector({"fqdn": "kermit"})
+        entries = sorted(
+            (e.key, e.kind, e.layer, e.conditions, e.score, e.order, str(e.span), e.valid, e.condition)
+            for group in prepared.groups.values()
+            for e in group
+        )
+        renders.append((caught.value.render(), entries, prepared.conditions, prepared.size))
+    assert renders[0] == renders[1]
+    assert 'unknown category "rack"' in renders[0][0] and "[invalid-binding]" in renders[0][0]

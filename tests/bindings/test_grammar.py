@@ -55,7 +55,7 @@ def dump(obj: object, indent: str = "") -> list[str]:
             else:
                 lines.append(f"{indent}  {feature.name}: {value}")
         elif type(value).__name__ == "EEnumLiteral":
-            lines.append(f"{indent}  {feature.name}: {value.name!r}")  # type: ignore[attr-defined]
+            lines.append(f"{indent}  {feature.name}: {value.name!r}")
         elif hasattr(value, "eClass"):
             lines.append(f"{indent}  {feature.name}:")
             lines.extend(dump(value, indent + "    "))

@@ -1,25 +1,32 @@
 """Entries: every bind operation of the layers' ``NamedBindings``, flattened per condition.
 
-``Collector.collect(layers)`` walks the models once. A ``when`` predicate is turned into its
-disjunctive normal form: each ``and``-ed conjunction becomes one ``Entry`` with the
-conjunction's conditions (sorted highest category first) and its precedence score; ``or``
-gives one entry per branch. ``bind parameters X to {...}`` and ``bind variables to {...}``
-give one entry per name (``/param/<target>/<name>``, ``/var/<name>``); ``include``/``exclude``
-one per class.
+Two steps. ``flatten(named, spans)`` turns one ``NamedBindings`` into its ``FlatBindings``,
+which depends on nothing but the model: a ``when`` predicate is turned into its disjunctive
+normal form (each ``and``-ed conjunction is a context: the ``(category, value)`` tests around
+an operation; ``or`` gives one context per branch), and every bind operation into the
+``Template`` of each entry it makes (``bind parameters X to {...}`` and ``bind variables to
+{...}`` one per name: ``/param/<target>/<name>``, ``/var/<name>``; ``include``/``exclude`` one
+per class) or the problem that makes it invalid. The parser flattens every ``NamedBindings``
+as it parses it (``_flat``); a model built in code is flattened when it is collected.
 
-Error codes: ``unknown-category``, ``invalid-binding``, ``reserved-name``.
+``Collector.collect(layers)`` then makes the ``Entry`` objects for a site and its layers:
+each context ranked by the site's categories (conditions sorted highest category first,
+precedence score, validity), memoized per context; one entry per template and context.
+
+Error codes: ``unknown-category``, ``invalid-binding``, ``reserved-name``, ``expression-error``
+(a parameter or variable name that cannot be evaluated).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cfmodel.errors import Diagnostics, Span
 from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
 from cfmodel.transforms.compose.categories import CategoryOrder, category_text
-from cfmodel.transforms.compose.expressions import evaluate
+from cfmodel.transforms.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.compose.options import LayerInput, NestingRule
 from cfmodel.transforms.compose.values import Key, TypeSpec, key_of
 
@@ -83,71 +90,337 @@ def category_words(conditions: tuple[tuple[str, str], ...]) -> str:
     return ("category " if len(conditions) == 1 else "categories ") + words
 
 
+# --- the flat form of one NamedBindings: independent of facts, of the site and of the layer --------
+
+#: A ``when`` context: the ``(category, value text)`` of every category test around a bind
+#: operation, outermost first (value None: the test can never hold, e.g. ``""``).
+Tests = tuple[tuple[str, str | None], ...]
+
+
+class Template(NamedTuple):
+    """One entry of a bind operation, before its layer and its categories' ranks are known."""
+
+    key: Key
+    kind: str
+    element: ModelObject
+    span: Span | None
+    abstract: bool = False
+    override: bool = False
+    final: bool = False
+    optional: bool = False
+    declared: TypeSpec | None = None
+    value_expr: ModelObject | None = None
+    producer: ModelObject | None = None
+    multibind_id: str | None = None
+    source: Key | None = None
+
+
+class Operation(NamedTuple):
+    """A bind operation: its entries (one set per context of its group), or the problem that
+    makes it invalid (span, message, code; the message is completed with where it is)."""
+
+    group: int
+    templates: tuple[Template, ...]
+    problem: tuple[Span | None, str, str] | None = None
+
+
 @dataclass(frozen=True, slots=True)
+class FlatBindings:
+    """A ``NamedBindings`` flattened: what ``Collector`` needs, without walking the model.
+
+    ``tests``: every category test (the test, its span, its category), to check against the
+    site's categories; ``groups``: the distinct lists of contexts bind operations live in
+    (``when a or b`` gives two contexts; group 0 is the top level); ``operations``: the bind
+    operations in declaration order.
+    """
+
+    name: str
+    tests: tuple[tuple[ModelObject, Span | None, str], ...]
+    groups: tuple[tuple[Tests, ...], ...]
+    operations: tuple[Operation, ...]
+
+
+def flatten(named: ModelObject, spans: SpanTable) -> FlatBindings:
+    """The flat form of a ``NamedBindings`` (plain or PyEcore objects)."""
+    return _Flattener(spans).run(named)
+
+
+def flat_of(named: ModelObject, spans: SpanTable) -> FlatBindings:
+    """The flat form the parser kept (``_flat``), else flattened now (a model built in code)."""
+    found = getattr(named, "_flat", None)
+    return found if isinstance(found, FlatBindings) else flatten(named, spans)
+
+
+class _Flattener:
+    def __init__(self, spans: SpanTable) -> None:
+        self.spans = spans
+        self.tests: dict[int, tuple[ModelObject, Span | None, str]] = {}
+        self.texts: dict[int, tuple[str, str | None]] = {}
+        self.groups: dict[tuple[Tests, ...], int] = {((),): 0}
+        self.operations: list[Operation] = []
+
+    def run(self, named: ModelObject) -> FlatBindings:
+        self.walk(named.elements, ((),), 0)
+        return FlatBindings(
+            str(named.name), tuple(self.tests.values()), tuple(self.groups), tuple(self.operations)
+        )
+
+    def walk(self, elements: Iterable[ModelObject], contexts: tuple[Tests, ...], group: int) -> None:
+        append = self.operations.append
+        for element in elements:
+            kind = kind_of(element)
+            if kind != "CategorizedBindings":
+                append(_ADD[kind](self, element, group))
+                continue
+            predicate = element.predicate
+            if kind_of(predicate) == "CategoryTest":  # the common case: `when <category> <value>`
+                conjunctions: list[Tests] = [(self.test(predicate),)]
+            else:
+                conjunctions = [tuple(self.test(t) for t in conj) for conj in _dnf(predicate)]
+            inner = tuple(ctx + conj for ctx in contexts for conj in conjunctions)
+            self.walk(element.elements, inner, self.groups.setdefault(inner, len(self.groups)))
+
+    def test(self, test: ModelObject) -> tuple[str, str | None]:
+        """A category test's category and value text (read once per test element)."""
+        found = self.texts.get(id(test))
+        if found is None:
+            value = test.value
+            kind = kind_of(value)
+            if kind == "StringLiteral":
+                text = str(value.value) or None
+            elif kind == "BooleanLiteral":
+                text = "true" if value.value else "false"
+            else:
+                text = category_text(evaluate(value, {}))
+            found = self.texts[id(test)] = (str(test.category), text)
+            self.tests[id(test)] = (test, self.spans.get(test), found[0])
+        return found
+
+    def template(
+        self, element: ModelObject, key: Key, kind: str, at: ModelObject | None = None, **extra: Any
+    ) -> Template:
+        span = self.spans.get(element)
+        if at is not None:
+            span = self.spans.get(at) or span
+        return Template(key, kind, element, span, **extra)
+
+    def problem(
+        self, element: ModelObject, group: int, message: str, code: str, at: ModelObject | None = None
+    ) -> Operation:
+        span = self.spans.get(at) if at is not None else None
+        return Operation(group, (), (span or self.spans.get(element), message, code))
+
+    def _flags(self, element: ModelObject) -> dict[str, Any]:
+        return {"abstract": element.abstract, "override": element.override, "final": element.final}
+
+    def add_Binding(self, element: ModelObject, group: int) -> Operation:  # noqa: N802 - EClass name
+        key_obj, producer, abstract, ident = (
+            element.key,
+            element.producer,
+            element.abstract,
+            element.multibindId,
+        )
+        if key_obj is not None:
+            type_ref = key_obj.type
+            declared = type_spec(type_ref) if type_ref is not None else None
+            name = str(key_obj.name)
+        else:
+            declared, name = None, ""
+        problem = _binding_problem(abstract, producer is not None, key_obj is not None, bool(ident), name)
+        if problem is not None:
+            code = "reserved-name" if name.startswith("/") else "invalid-binding"
+            return self.problem(element, group, problem, code)
+        key = Key("Data", name) if declared is None else key_of(declared, name)
+        made = Template(
+            key, "fragment" if ident else "bind", element, self.spans.get(element), abstract,
+            element.override, element.final, element.optional, declared, None, producer, ident,
+        )  # fmt: skip
+        return Operation(group, (made,))
+
+    def add_Multibinding(self, element: ModelObject, group: int) -> Operation:  # noqa: N802
+        declared = type_spec(element.key.type)
+        key = key_of(declared, str(element.key.name))
+        ident = str(element.multibindId)
+        made = self.template(
+            element, key, "multibind", declared=declared, multibind_id=ident, **self._flags(element)
+        )
+        return Operation(group, (made,))
+
+    def add_Rebinding(self, element: ModelObject, group: int) -> Operation:  # noqa: N802
+        source = _key_from(element.source)
+        kind = str(element.kind)
+        target = _key_from(element.target) if kind != "rebind" else source
+        declared = type_spec(element.target.type) if kind != "rebind" else None
+        made = self.template(element, target, kind, source=source, declared=declared, **self._flags(element))
+        return Operation(group, (made,))
+
+    def add_ClassesBinding(self, element: ModelObject, group: int) -> Operation:  # noqa: N802
+        kind = "exclude" if element.exclude else "include"
+        return Operation(
+            group, tuple(self.template(element, Key("Class", str(n)), kind) for n in element.classes)
+        )
+
+    def add_ParametersBinding(self, element: ModelObject, group: int) -> Operation:  # noqa: N802
+        target = type_spec(element.target)
+        assert target is not None  # the grammar always gives a target
+        producer = element.producer
+        value = producer.value if kind_of(producer) == "ConstantProducer" else None
+        flags = self._flags(element)
+        if value is not None and kind_of(value) == "HashLiteral":
+            made = []
+            for entry in value.entries:
+                try:
+                    name = _name_text(entry.key)
+                except ExpressionError as err:
+                    return self.problem(element, group, err.message, "expression-error", err.element)
+                key = Key("Data", f"/param/{encode(str(target))}/{name}")
+                made.append(self.template(element, key, "bind", entry, value_expr=entry.value, **flags))
+            return Operation(group, tuple(made))
+        source = type_spec(producer.type) if kind_of(producer) != "ConstantProducer" else None
+        source_name = source.name if source is not None else "value"
+        key = Key("ParameterSource", f"/params/{encode(str(target))}/{source_name}")
+        optional = element.optional
+        made_one = self.template(element, key, "param-source", producer=producer, optional=optional, **flags)
+        return Operation(group, (made_one,))
+
+    def add_ParameterMapBinding(self, element: ModelObject, group: int) -> Operation:  # noqa: N802
+        source, target = type_spec(element.source), type_spec(element.target)
+        key = Key("ParameterMap", f"/map/{source}/{target}")
+        return Operation(
+            group, (self.template(element, key, "bind", value_expr=element.map, **self._flags(element)),)
+        )
+
+    def add_VariablesBinding(self, element: ModelObject, group: int) -> Operation:  # noqa: N802
+        declared = type_spec(element.type) or (TypeSpec("Any") if element.abstract else None)
+        value: Any = element.producer.value if kind_of(element.producer) == "ConstantProducer" else None
+        kind = kind_of(value) if value is not None else ""
+        flags = self._flags(element)
+        made = []
+        try:
+            if element.abstract and kind in ("ArrayLiteral", "StringLiteral"):
+                for item in value.items if kind == "ArrayLiteral" else [value]:
+                    key = Key("Data", f"/var/{_name_text(item)}")
+                    made.append(self.template(element, key, "bind", item, declared=declared, **flags))
+                return Operation(group, tuple(made))
+            if not element.abstract and kind == "HashLiteral":
+                for entry in value.entries:
+                    key = Key("Data", f"/var/{_name_text(entry.key)}")
+                    extra = {"declared": declared, "value_expr": entry.value, **flags}
+                    made.append(self.template(element, key, "bind", entry, **extra))
+                return Operation(group, tuple(made))
+        except ExpressionError as err:
+            return self.problem(element, group, err.message, "expression-error", err.element)
+        wanted = "an array of names" if element.abstract else "a hash of names to values"
+        return self.problem(element, group, f"variables must be bound to {wanted}", "invalid-binding")
+
+
+#: The flattening of each kind of bind operation, by EClass name.
+_ADD = {
+    name.removeprefix("add_"): method for name, method in vars(_Flattener).items() if name.startswith("add_")
+}
+
+
+def _name_text(expr: ModelObject) -> str:
+    """A parameter or variable name given as an expression (evaluated without facts)."""
+    return str(category_text(evaluate(expr, {})))
+
+
+# --- entries for a site and layers ----------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
 class _Context:
+    """A ``when`` context ranked by the site's categories; ``condition`` is interned on first use."""
+
     conditions: tuple[tuple[str, str], ...]
     score: int
     valid: bool
+    condition: int | None = None
 
 
 class Collector:
-    """Walks ``NamedBindings`` and turns every bind operation into entries."""
+    """Turns the layers' bindings into entries (through their flat forms)."""
 
     def __init__(
         self, categories: CategoryOrder, spans: SpanTable, diags: Diagnostics, nesting: NestingRule
     ) -> None:
         self.categories, self.spans, self.diags, self.nesting = categories, spans, diags, nesting
         self.entries: list[Entry] = []
-        self.layer = 0
-        self.layer_name = ""
-        self.origin = ""
+        #: ``conditions[i]``: the tests of the entries whose ``condition`` is ``i``
+        self.conditions: dict[tuple[tuple[str, str], ...], int] = {}
         self._reported: set[int] = set()
-        self._tests: dict[int, tuple[str, str | None]] = {}
-        self._refined: dict[tuple[int, tuple[tuple[str, str | None], ...]], _Context] = {}
-        self._keep: list[_Context] = []
+        self._ranked: dict[Tests, _Context] = {}
+        self._groups: dict[tuple[Tests, ...], list[_Context]] = {}
 
     def collect(self, layers: Sequence[LayerInput]) -> list[Entry]:
         for index, layer in enumerate(layers):
-            self.layer, self.layer_name = index, layer.name
             for named in layer.bindings:
-                self.origin = str(named.name)
-                self.walk(named.elements, [_Context((), 0, True)])
+                self.add(flat_of(named, self.spans), index, layer.name)
         return self.entries
 
-    def walk(self, elements: Iterable[ModelObject], contexts: list[_Context]) -> None:
-        unique = _unique_contexts(contexts) if len(contexts) > 1 else contexts
-        for element in elements:
-            if kind_of(element) == "CategorizedBindings":
-                inner = [self.refine(ctx, conj) for ctx in contexts for conj in _dnf(element.predicate)]
-                self.walk(element.elements, inner)
-            else:
-                add = getattr(self, f"add_{kind_of(element)}")
-                for ctx in unique:
-                    add(element, ctx)
-
-    def refine(self, ctx: _Context, tests: list[ModelObject]) -> _Context:
-        """The context of ``when <tests>`` inside ``ctx`` (memoized: blocks repeat conditions)."""
+    def add(self, flat: FlatBindings, layer: int, layer_name: str) -> None:
+        origin = flat.name
         ranks = self.categories.ranks
-        texts = tuple(self._test(test) for test in tests)
-        for test, (name, _) in zip(tests, texts, strict=True):
-            if name not in ranks or name == "common":
-                self._unknown_category(test, name)
-        memo_key = (id(ctx), texts)
-        found = self._refined.get(memo_key)
+        for test, span, name in flat.tests:
+            if (name not in ranks or name == "common") and id(test) not in self._reported:
+                self._reported.add(id(test))
+                known = ", ".join(n for n in self.categories.names if n != "common")
+                where = f'bindings {origin}, layer "{layer_name}"'
+                message = f'unknown category "{name}" ({where}; the categories are: {known})'
+                self.diags.error(span, message, "unknown-category")
+        contexts = [self.group(g) for g in flat.groups]
+        entries = self.entries
+        append = entries.append
+        interned = self.conditions
+        for operation in flat.operations:
+            ctxs = contexts[operation.group]
+            if operation.problem is not None:
+                span, message, code = operation.problem
+                for ctx in ctxs:
+                    where = f'bindings {origin}, layer "{layer_name}", {category_words(ctx.conditions)}'
+                    self.diags.error(span, f"{message} ({where})", code)
+                continue
+            if not operation.templates:
+                continue
+            for ctx in ctxs:
+                conditions, score, valid, condition = ctx.conditions, ctx.score, ctx.valid, ctx.condition
+                if condition is None:
+                    condition = ctx.condition = (
+                        interned.setdefault(conditions, len(interned)) if valid else -1
+                    )
+                for t in operation.templates:
+                    made = Entry(
+                        t.key, t.kind, t.element, origin, layer, layer_name, conditions, score, len(entries),
+                        t.span, valid, t.abstract, t.override, t.final, t.optional, t.declared, t.value_expr,
+                        t.producer, t.multibind_id, t.source, condition,
+                    )  # fmt: skip
+                    append(made)
+
+    def group(self, group: tuple[Tests, ...]) -> list[_Context]:
+        """The ranked contexts of a group; two with the same conditions and score count once
+        (``when node 'a' or node 'a'`` must not bind twice at the same precedence)."""
+        found = self._groups.get(group)
+        if found is None:
+            ranked = [self.rank(tests) for tests in group]
+            found = self._groups[group] = _unique_contexts(ranked) if len(ranked) > 1 else ranked
+        return found
+
+    def rank(self, tests: Tests) -> _Context:
+        """A context's conditions (highest category first), precedence score and validity."""
+        found = self._ranked.get(tests)
         if found is not None:
             return found
-        conditions = set(ctx.conditions)
-        valid = ctx.valid
-        for name, value in texts:
+        ranks = self.categories.ranks
+        conditions: set[tuple[str, str]] = set()
+        valid = True
+        for name, value in tests:
             if name not in ranks or name == "common":
                 valid = False
                 continue
             conditions.add((name, value or ""))
             valid = valid and value is not None
         ranked = sorted(conditions, key=lambda item: (-ranks[item[0]], item[1]))
-        made = _Context(tuple(ranked), self.score({ranks[n] for n, _ in ranked}), valid)
-        self._refined[memo_key] = made
-        self._keep.append(ctx)  # the memo is keyed by id(ctx): keep ctx alive
+        made = self._ranked[tests] = _Context(tuple(ranked), self.score({ranks[n] for n, _ in ranked}), valid)
         return made
 
     def score(self, ranks: set[int]) -> int:
@@ -162,138 +435,6 @@ class Collector:
         if self.nesting is NestingRule.HIGHEST:
             return 1 << max(ranks)
         return sum(1 << r for r in ranks)
-
-    def _test(self, test: ModelObject) -> tuple[str, str | None]:
-        """A category test's category and value text (read once per test element)."""
-        found = self._tests.get(id(test))
-        if found is None:
-            value = test.value
-            kind = kind_of(value)
-            if kind == "StringLiteral":
-                text = str(value.value) or None
-            elif kind == "BooleanLiteral":
-                text = "true" if value.value else "false"
-            else:
-                text = category_text(evaluate(value, {}))
-            found = self._tests[id(test)] = (str(test.category), text)
-        return found
-
-    def _unknown_category(self, test: ModelObject, name: str) -> None:
-        if id(test) in self._reported:
-            return
-        self._reported.add(id(test))
-        known = ", ".join(n for n in self.categories.names if n != "common")
-        where = f'bindings {self.origin}, layer "{self.layer_name}"'
-        message = f'unknown category "{name}" ({where}; the categories are: {known})'
-        self.diags.error(self.spans.get(test), message, "unknown-category")
-
-    def entry(self, element: ModelObject, ctx: _Context, key: Key, kind: str, **extra: Any) -> Entry:
-        made = Entry(
-            key,
-            kind,
-            element,
-            self.origin,
-            self.layer,
-            self.layer_name,
-            ctx.conditions,
-            ctx.score,
-            len(self.entries),
-            self.spans.get(element),
-            ctx.valid,
-            **extra,
-        )
-        self.entries.append(made)
-        return made
-
-    def _flags(self, element: ModelObject) -> dict[str, Any]:
-        return {"abstract": element.abstract, "override": element.override, "final": element.final}
-
-    def add_Binding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802 - EClass name
-        key_obj, producer, abstract, ident = (
-            element.key,
-            element.producer,
-            element.abstract,
-            element.multibindId,
-        )
-        declared = type_spec(key_obj.type) if key_obj is not None else None
-        name = str(key_obj.name) if key_obj is not None else ""
-        problem = _binding_problem(abstract, producer is not None, key_obj is not None, bool(ident), name)
-        if problem is not None:
-            code = "reserved-name" if name.startswith("/") else "invalid-binding"
-            self.diags.error(self.spans.get(element), f"{problem} ({self.where(ctx)})", code)
-            return
-        self.entry(element, ctx, key_of(declared, name), "fragment" if ident else "bind", declared=declared,
-                   producer=producer, multibind_id=ident, optional=element.optional, abstract=abstract,
-                   override=element.override, final=element.final)  # fmt: skip
-
-    def where(self, ctx: _Context) -> str:
-        return f'bindings {self.origin}, layer "{self.layer_name}", {category_words(ctx.conditions)}'
-
-    def add_Multibinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
-        declared = type_spec(element.key.type)
-        key = key_of(declared, str(element.key.name))
-        self.entry(element, ctx, key, "multibind", declared=declared, multibind_id=str(element.multibindId),
-                   **self._flags(element))  # fmt: skip
-
-    def add_Rebinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
-        source = _key_from(element.source)
-        kind = str(element.kind)
-        target = _key_from(element.target) if kind != "rebind" else source
-        declared = type_spec(element.target.type) if kind != "rebind" else None
-        self.entry(element, ctx, target, kind, source=source, declared=declared, **self._flags(element))
-
-    def add_ClassesBinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
-        kind = "exclude" if element.exclude else "include"
-        for name in element.classes:
-            self.entry(element, ctx, Key("Class", str(name)), kind)
-
-    def add_ParametersBinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
-        target = type_spec(element.target)
-        assert target is not None  # the grammar always gives a target
-        producer = element.producer
-        value = producer.value if kind_of(producer) == "ConstantProducer" else None
-        if value is not None and kind_of(value) == "HashLiteral":
-            for entry in value.entries:
-                name = self._param_name(entry)
-                key = Key("Data", f"/param/{encode(str(target))}/{name}")
-                self._entry_at(entry, element, ctx, key, value_expr=entry.value, **self._flags(element))
-            return
-        source = type_spec(producer.type) if kind_of(producer) != "ConstantProducer" else None
-        source_name = source.name if source is not None else "value"
-        key = Key("ParameterSource", f"/params/{encode(str(target))}/{source_name}")
-        self.entry(element, ctx, key, "param-source", producer=producer, optional=element.optional,
-                   **self._flags(element))  # fmt: skip
-
-    def _param_name(self, entry: ModelObject) -> str:
-        return str(category_text(evaluate(entry.key, {})))
-
-    def _entry_at(self, at: ModelObject, element: ModelObject, ctx: _Context, key: Key, **extra: Any) -> None:
-        made = self.entry(element, ctx, key, "bind", **extra)
-        made.span = self.spans.get(at) or made.span
-
-    def add_ParameterMapBinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
-        source, target = type_spec(element.source), type_spec(element.target)
-        key = Key("ParameterMap", f"/map/{source}/{target}")
-        self.entry(element, ctx, key, "bind", value_expr=element.map, **self._flags(element))
-
-    def add_VariablesBinding(self, element: ModelObject, ctx: _Context) -> None:  # noqa: N802
-        declared = type_spec(element.type) or (TypeSpec("Any") if element.abstract else None)
-        value: Any = element.producer.value if kind_of(element.producer) == "ConstantProducer" else None
-        kind = kind_of(value) if value is not None else ""
-        flags = self._flags(element)
-        if element.abstract and kind in ("ArrayLiteral", "StringLiteral"):
-            items = value.items if kind == "ArrayLiteral" else [value]
-            for item in items:
-                key = Key("Data", f"/var/{category_text(evaluate(item, {}))}")
-                self._entry_at(item, element, ctx, key, declared=declared, **flags)
-        elif not element.abstract and kind == "HashLiteral":
-            for entry in value.entries:
-                key = Key("Data", f"/var/{self._param_name(entry)}")
-                self._entry_at(entry, element, ctx, key, declared=declared, value_expr=entry.value, **flags)
-        else:
-            wanted = "an array of names" if element.abstract else "a hash of names to values"
-            message = f"variables must be bound to {wanted} ({self.where(ctx)})"
-            self.diags.error(self.spans.get(element), message, "invalid-binding")
 
 
 def _binding_problem(
@@ -311,7 +452,6 @@ def _binding_problem(
 
 
 def _unique_contexts(contexts: list[_Context]) -> list[_Context]:
-    """``when node 'a' or node 'a'`` must not bind twice at the same precedence."""
     seen: dict[tuple[tuple[tuple[str, str], ...], int], _Context] = {}
     for ctx in contexts:
         seen.setdefault((ctx.conditions, ctx.score), ctx)

@@ -1,9 +1,10 @@
 """Prepare bindings for many requests: everything about a composition that facts cannot change.
 
-``prepare(layers, spans, sites, options)`` walks the models once: it checks the site's
-categories, flattens every bind operation into ``Entry`` objects (per condition, with its
-precedence score), groups them by key in precedence order (strongest first), and records
-the errors found so far (they are reported with the request's, all together). A
+``prepare(layers, spans, sites, options)`` checks the site's categories, makes the ``Entry``
+objects of every bind operation (per condition, with its precedence score) from the flat
+forms the parser made (``entries.flatten``; a model built in code is flattened here), groups
+them by key in precedence order (strongest first), and records the errors found so far
+(they are reported with the request's, all together). A
 ``PreparedBindings`` then makes an ``Injector`` per request: ``prepared.injector(facts)``.
 A server keeps the prepared bindings while the files do not change; ``compose()`` does both
 steps at once.
@@ -14,7 +15,8 @@ tuple of ``(category, value)`` tests of every entry whose ``condition`` is ``i``
 that can never apply has ``condition == -1``.
 
 Error codes: those of ``categories`` (the declaration rules) and ``entries``
-(``unknown-category``, ``invalid-binding``, ``reserved-name``), and ``unknown-multibind``.
+(``unknown-category``, ``invalid-binding``, ``reserved-name``, ``expression-error``), and
+``unknown-multibind``.
 """
 
 from __future__ import annotations
@@ -87,14 +89,13 @@ def prepare(
     options = options or ComposeOptions()
     diags = Diagnostics()
     order = category_order(sites, spans, diags)
-    entries = Collector(order, spans, diags, options.nesting).collect(layers)
-    interned: dict[tuple[tuple[str, str], ...], int] = {}
+    collector = Collector(order, spans, diags, options.nesting)
+    entries = collector.collect(layers)
     groups: dict[Key, list[Entry]] = {}
     fragments: dict[str, list[Entry]] = {}
     classes: list[Entry] = []
     known_ids: set[str] = set()
     for entry in entries:
-        entry.condition = interned.setdefault(entry.conditions, len(interned)) if entry.valid else -1
         if entry.kind == "multibind":
             known_ids.add(str(entry.multibind_id))
         if entry.kind == "fragment":
@@ -114,7 +115,7 @@ def prepare(
         spans,
         options,
         order,
-        tuple(interned),
+        tuple(collector.conditions),
         groups,
         fragments,
         classes,
