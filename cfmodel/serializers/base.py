@@ -71,8 +71,13 @@ def attach(rset: ResourceSet | None, source: Path | str, roots: list[EObject]) -
     """Put `roots` into a new resource of `rset` named after `source`."""
     rs = rset if rset is not None else ResourceSet()
     resource = rs.create_resource(URI(str(source)))
+    contents = resource.contents
     for root in roots:
-        resource.append(root)
+        if root._container is None and root.dyn_inst is root:  # what `append` does then
+            contents.append(root)
+            root._eresource = resource
+        else:
+            resource.append(root)
     return resource
 
 

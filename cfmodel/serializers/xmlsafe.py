@@ -129,21 +129,23 @@ def too_deep(name: str, max_depth: int, line: int | None) -> CfSerializationErro
     return _refuse(name, f"elements nest deeper than {max_depth} levels", "too-deep", line)
 
 
-def _scan_text(data: bytes) -> str:
-    """Enough of a decoding to find ASCII markup (UTF-16 files are decoded properly)."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:2] in (b"\x00<", b"<\x00"):
-        return data.decode("utf-16", errors="replace")
-    return data.decode("latin-1")
+def _is_utf16(data: bytes) -> bool:
+    return data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:2] in (b"\x00<", b"<\x00")
 
 
 def _refuse_entity_declarations(data: bytes, name: str) -> None:
-    text = _scan_text(data)
-    start = text.find("<!DOCTYPE")
-    if start < 0:
-        return
-    # Anything entity-like after a DOCTYPE is refused; EMF never writes a DOCTYPE at all.
-    if "<!ENTITY" in text[start:]:
+    # ASCII markup is found in the bytes themselves (one byte per character but in UTF-16).
+    if _is_utf16(data):
+        text = data.decode("utf-16", errors="replace")
+        start = text.find("<!DOCTYPE")
+        declares = start >= 0 and "<!ENTITY" in text[start:]
         line = text.count("\n", 0, start) + 1
+    else:
+        start = data.find(b"<!DOCTYPE")
+        declares = start >= 0 and data.find(b"<!ENTITY", start) >= 0
+        line = data.count(b"\n", 0, start) + 1
+    # Anything entity-like after a DOCTYPE is refused; EMF never writes a DOCTYPE at all.
+    if declares:
         raise _refuse(name, "the DOCTYPE declares entities (XXE / entity expansion)", "xml-entities", line)
 
 
