@@ -145,10 +145,15 @@ def walk(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> I
     """Every object of the document in EMF's ``getAllContents`` order (pre-order)."""
     features = cache or model.FeatureCache()
     stack = list(reversed(list(roots)))
+    pop = stack.pop
+    nesting: dict[type, bool] = {}  # does the class have containments?
     while stack:
-        obj = stack.pop()
+        obj = pop()
         yield obj
-        if features.containments(obj.eClass):
+        nests = nesting.get(type(obj))
+        if nests is None:
+            nests = nesting[type(obj)] = bool(features.containments(obj.eClass))
+        if nests:
             stack.extend(reversed(list(model.children(obj, features))))
 
 

@@ -357,9 +357,13 @@ def _check_object(obj: EObject, index: int, ids: Mapping[EObject, str], features
 def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
     owner: dict[str, EObject] = {}
     for obj, ident in ids.items():
-        if not isinstance(ident, str) or not _ID.match(ident):
+        # An ASCII identifier is an NCName: the regular expression only for the rest.
+        if type(ident) is str and ident.isascii() and ident.isidentifier():
+            pass
+        elif not isinstance(ident, str) or not _ID.match(ident):
             problems.append(f"id {ident!r} of a {obj.eClass.name} is not an XML NCName (use base.ncname_id)")
-        elif ident in owner:
+            continue
+        if ident in owner:
             both = f"{owner[ident].eClass.name}, {obj.eClass.name}"
             problems.append(f"id {ident!r} is given to two objects ({both})")
         else:
