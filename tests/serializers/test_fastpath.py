@@ -109,6 +109,9 @@ def test_read_objects_behave_like_built_ones_under_edits(raw: bool) -> None:
     ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
     doc = xmi.from_bytes(xmi.to_bytes(built, xmi.XmiOptions(id_of=infra_ids)), rset)
     read = doc.roots
+    host = rset.metamodel_registry["http://cfmodel.example/infra"].getEClassifier("Host")
+    assert set(host.allInstances()) >= set(read[:3])  # PyEcore's registry of instances
+    assert read[0].files[1].eResource is doc.resource and read[0].files[1].eURIFragment() == "/0/@files.1"
     assert _edit(read) == _edit(built)
     assert internal_state(read, {}) == internal_state(built, {})
 
