@@ -76,7 +76,7 @@ def _feature(f: Any, out: list[str]) -> None:
         f" : {type_ref(f.eType)} [{f.lowerBound}..{f.upperBound}] ordered={_bool(f.ordered)}"
         f" unique={_bool(f.unique)} changeable={_bool(f.changeable)} volatile={_bool(f.volatile)}"
         f" transient={_bool(f.transient)} derived={_bool(f.derived)} unsettable={_bool(f.unsettable)}"
-        f" default={quote(f.defaultValueLiteral)}"
+        f" default={quote(model.default_literal(f))}"
     )
     if isinstance(f, EAttribute):
         out.append(f"    attr {f.name}{common} iD={_bool(f.iD)}")

@@ -38,7 +38,7 @@ from pyecore.ecore import (
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError, Span
-from cfmodel.serializers import atomic, validate
+from cfmodel.serializers import atomic, model, validate
 from cfmodel.serializers.base import (
     ECORE_NS,
     XMI_NS,
@@ -168,8 +168,9 @@ class _Writer:
             attrs.append(("upperBound", str(f.upperBound)))
         attrs += [("eType", self.typed_ref(f.eType)), *_flag("changeable", f.changeable, True),
                   *_flag("volatile", f.volatile, False), *_flag("transient", f.transient, False)]
-        if f.defaultValueLiteral is not None:
-            attrs.append(("defaultValueLiteral", f.defaultValueLiteral))
+        literal = model.default_literal(f)
+        if literal is not None:
+            attrs.append(("defaultValueLiteral", literal))
         attrs += [*_flag("unsettable", f.unsettable, False), *_flag("derived", f.derived, False)]
         if isinstance(f, EAttribute):
             attrs += _flag("iD", f.iD, False)

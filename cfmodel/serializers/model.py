@@ -15,6 +15,7 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EObject
 
+from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import datatypes
 
 
@@ -91,13 +92,38 @@ def containment_step(obj: EObject, container: EObject) -> str:
     return f"{f.name}.{list(container.eGet(f)).index(obj)}"
 
 
+def default_literal(f: Any) -> str | None:
+    """The ``defaultValueLiteral`` that gives EMF the default PyEcore has.
+
+    The attribute's own literal if it has one; else, when PyEcore's ``default_value``
+    (``EAttribute(..., default_value=80)``) is a valid value other than the one EMF
+    assumes for the type, its literal; else None. (PyEcore keeps ``default_value`` apart
+    from the literal and never saves it: pitfall 2.)
+    """
+    literal: str | None = getattr(f, "defaultValueLiteral", None)
+    if literal is not None or not isinstance(f, EAttribute) or f.many:
+        return literal
+    value, emf = f.default_value, None
+    if value is None:
+        return None
+    try:
+        codec = datatypes.codec_for(f.eType)
+    except CfSerializationError:
+        return None  # validation reports the type
+    emf = codec.emf_default
+    if value is emf or (type(value) is not bool and value == emf) or not codec.check(value):
+        return None  # EMF's own default already, or refused by validation
+    return str(codec.to_literal(value))
+
+
 def default_of(f: Any) -> Any:
     """The value EMF assumes when a single-valued feature is unset."""
     if not isinstance(f, EAttribute):
         return None
     codec = datatypes.codec_for(f.eType)
-    if f.defaultValueLiteral is not None:
-        return datatypes.parse_literal(codec, f.defaultValueLiteral, f"default of {f.name}")
+    literal = default_literal(f)
+    if literal is not None:
+        return datatypes.parse_literal(codec, literal, f"default of {f.name}")
     return codec.emf_default
 
 

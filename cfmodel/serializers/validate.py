@@ -161,6 +161,8 @@ def _check_attribute(f: EAttribute, where: str, problems: list[str]) -> None:
         codec = datatypes.codec_for(t)
         if f.defaultValueLiteral is not None:
             datatypes.parse_literal(codec, f.defaultValueLiteral, "default")
+        elif f.default_value is not None and not f.many and not codec.check(f.default_value):
+            problems.append(f"{where}: default value {f.default_value!r} is not a valid {codec.name}")
     except CfSerializationError as exc:
         problems.append(f"{where}: {exc.message}")
 

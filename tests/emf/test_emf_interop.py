@@ -77,6 +77,21 @@ def test_pitfall_2_defaults_and_default_equal_values_reach_emf(emf: EmfChecker, 
     assert lines[lines.index("/2 : http://cfmodel.example/d#//Service") + 1] == "  port = 0"
 
 
+def test_pitfall_2_python_default_values_reach_emf(emf: EmfChecker, tmp_path: Path) -> None:
+    pkg = EPackage("d", nsURI="http://cfmodel.example/d", nsPrefix="d")
+    svc = EClass("Service")
+    svc.eStructuralFeatures += [EAttribute("port", EInt, default_value=80), EAttribute("label", EString,
+                                                                                        default_value="none")]
+    pkg.eClassifiers.append(svc)
+    unset = svc()
+    assert (unset.port, unset.label) == (80, "none")  # PyEcore's view of an unset object
+    ecore.write(tmp_path / "d.ecore", pkg)
+    xmi.write(tmp_path / "d.xmi", [unset])
+    report = emf.check([tmp_path / "d.ecore"], [tmp_path / "d.xmi"])
+    assert report.clean
+    assert report.dump("d.xmi") == ["/0 : http://cfmodel.example/d#//Service", "  port = 80", '  label = "none"']
+
+
 def test_pitfall_3_dates_reach_emf_as_milliseconds(emf: EmfChecker, tmp_path: Path) -> None:
     mm, inst, *_ = _write_infra(tmp_path)
     lines = emf.check([mm], [inst]).dump("infra.xmi")

@@ -39,6 +39,39 @@ def test_pitfall_2_default_literal_and_default_equal_values_are_written() -> Non
     assert '<d:Service port="80"/>' in text
 
 
+@pytest.mark.parametrize("module", [xmi, json], ids=["xmi", "json"])
+def test_pitfall_2_default_equal_values_are_written_in_every_format(module: object) -> None:
+    pkg, svc = _service_package()
+    roots = [svc(port=0, count=0), svc(port=80), svc()]
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "d.ecore", rset)
+    back = module.from_bytes(module.to_bytes(roots), rset).roots  # type: ignore[attr-defined]
+    assert [(o.eIsSet("port"), o.port, o.eIsSet("count")) for o in back] == [
+        (True, 0, True), (True, 80, False), (False, 80, False)]
+
+
+def test_pitfall_2_python_default_value_becomes_the_literal() -> None:
+    """``EAttribute(..., default_value=80)`` (no literal): PyEcore's unset value is 80, so
+    EMF must read ``defaultValueLiteral="80"``; a default EMF assumes anyway is left out."""
+    pkg = EPackage("d", nsURI="http://cfmodel.example/d", nsPrefix="d")
+    svc = EClass("Service")
+    svc.eStructuralFeatures += [EAttribute("port", EInt, default_value=80), EAttribute("count", EInt, default_value=0),
+                                EAttribute("label", EString, default_value="none"),
+                                EAttribute("both", EInt, default_value=1, defaultValueLiteral="2")]
+    pkg.eClassifiers.append(svc)
+    text = ecore.to_bytes(pkg).decode()
+    assert 'name="port" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EInt" defaultValueLiteral="80"' in text
+    assert 'name="label" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EString" defaultValueLiteral="none"' in text
+    assert 'name="count" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EInt"/>' in text
+    assert 'defaultValueLiteral="2"' in text and 'defaultValueLiteral="1"' not in text  # PyEcore, too, prefers the literal
+    read = ecore.from_bytes(text.encode(), "d.ecore", ResourceSet()).roots[0].getEClassifier("Service")()
+    assert (read.port, read.count, read.label, read.both) == (svc().port, svc().count, svc().label, svc().both)
+    bad = EAttribute("other", EInt, default_value="eighty")
+    svc.eStructuralFeatures.append(bad)
+    with pytest.raises(CfSerializationError, match="default value 'eighty' is not a valid EInt"):
+        ecore.to_bytes(pkg)
+
+
 def test_pitfall_3_dates_carry_milliseconds() -> None:
     pkg = EPackage("t", nsURI="http://cfmodel.example/t", nsPrefix="t")
     ev = EClass("Event")
