@@ -181,3 +181,50 @@ def test_readers_use_only_the_given_resource_set() -> None:
     data = xmi.to_bytes([node(name="a")])
     with pytest.raises(CfSerializationError, match="no metamodel registered"):
         xmi.from_bytes(data, ResourceSet())
+
+
+def test_pitfall_6_a_missing_side_is_added_once_from_xmi() -> None:
+    pkg, _node = _peers_package()
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "p.ecore", rset)
+    one_sided = (b'<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
+                 b' xmlns:p="http://cfmodel.example/p"><p:Node name="a" out="/1 /1"/><p:Node name="b" in="/0"/>'
+                 b'<p:Node name="c" in="/0"/></xmi:XMI>')
+    a, b, c = xmi.from_bytes(one_sided, rset).roots
+    assert list(a.out) == [b, c]  # listed once (a repeat in a unique list is dropped), c added from its side
+    assert list(b.__getattribute__("in")) == [a] and list(c.__getattribute__("in")) == [a]
+
+
+@pytest.mark.parametrize("module", [json, xmi], ids=["json", "xmi"])
+def test_pitfall_4_every_format_validates(module: object) -> None:
+    pkg = infra_package()
+    host_c = pkg.getEClassifier("Host")
+    with pytest.raises(CfSerializationError, match="required feature is not set"):
+        module.to_bytes([host_c()])  # type: ignore[attr-defined]
+    with pytest.raises(CfSerializationError, match="is given to two objects"):
+        module.to_bytes([host_c(name="a"), host_c(name="b")], _options(module, lambda o: "same"))
+
+
+def _options(module: object, id_of: object) -> object:
+    return (xmi.XmiOptions if module is xmi else json.JsonOptions)(id_of=id_of)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("module", [json, xmi], ids=["json", "xmi"])
+def test_pitfall_4_repeated_id_attribute_values_are_refused(module: object) -> None:
+    """An ``iD`` attribute identifies objects for EMF too: two objects may not share a value."""
+    pkg = EPackage("k", nsURI="http://cfmodel.example/k", nsPrefix="k")
+    item = EClass("Item")
+    item.eStructuralFeatures.append(EAttribute("key", EString, iD=True))
+    pkg.eClassifiers.append(item)
+    module.to_bytes([item(key="a"), item(key="b")])  # type: ignore[attr-defined]
+    with pytest.raises(CfSerializationError, match="iD attribute key='a' is also used by Item #0"):
+        module.to_bytes([item(key="a"), item(key="a")])  # type: ignore[attr-defined]
+
+
+def test_pitfall_3_json_dates_carry_milliseconds() -> None:
+    pkg = EPackage("t", nsURI="http://cfmodel.example/t", nsPrefix="t")
+    ev = EClass("Event")
+    ev.eStructuralFeatures.append(EAttribute("at", EDate))
+    pkg.eClassifiers.append(ev)
+    when = datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=timezone(timedelta(hours=2)))
+    assert b'"at": "2024-05-06T05:08:09.123+0000"' in json.to_bytes([ev(at=when)])
