@@ -51,7 +51,6 @@ from cfmodel.cache import ParseCache
 from cfmodel.errors import CfCompileError, CfLoadError, Diagnostic, Diagnostics, Severity, Span
 from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.grammars.bindings import parse_file as parse_bindings_file
-from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.project import Project, load_project
@@ -79,12 +78,12 @@ from cfmodel.transforms.environments import (
 from cfmodel.transforms.providers import (
     BINDINGS_DIR,
     SITE_FILE,
-    SUFFIX,
     BindingsProvider,
     ConfdirProvider,
     EncData,
     EncProvider,
     load_layers,
+    project_default_layers,
     providers_for,
     read_settings,
 )
@@ -446,11 +445,7 @@ def default_layers_of(env: Environment) -> list[ModelObject]:
     """The seed's default layers for an environment without declared ones: ``site``
     (``confdir:/default``, when ``<bindingsdir>/default.bind`` exists) over ``modules``
     (``module:/*::default`` on the environment's module path)."""
-    layers = []
-    if (env.bindings_dir / f"default{SUFFIX}").is_file():
-        layers.append(bm.Layer(name="site", include=["confdir:/default"]))
-    layers.append(bm.Layer(name="modules", include=["module:/*::default"]))
-    return layers
+    return project_default_layers(env.envdir, env.bindings_dir)
 
 
 def bindings_dir_provider(folder: Path) -> BindingsProvider:

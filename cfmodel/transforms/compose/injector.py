@@ -42,6 +42,7 @@ from cfmodel.transforms.compose.values import (
 
 if TYPE_CHECKING:
     from cfmodel.transforms.compose.composer import Composer
+    from cfmodel.transforms.compose.prepare import PreparedBindings
 
 #: Finds an instance bound as a parameter source (``Sql[one]``): its attributes, or None.
 InstanceLookup = Callable[[TypeValue], Mapping[str, Value] | None]
@@ -310,6 +311,11 @@ class Injector:
     @property
     def layer_names(self) -> tuple[str, ...]:
         return self._composer.layer_names
+
+    @property
+    def prepared(self) -> PreparedBindings:
+        """What this injector was made from: the layers' bindings, the sites, the spans."""
+        return self._composer.prepared
 
     def category_values(self) -> list[tuple[str, int, str | None]]:
         """The request's categories, highest first: name, rank, value (None: does not apply)."""

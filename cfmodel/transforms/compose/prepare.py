@@ -50,6 +50,8 @@ class PreparedBindings:
     classes: Sequence[Entry]
     known_ids: frozenset[str]
     diagnostics: tuple[Diagnostic, ...]
+    layers: tuple[LayerInput, ...] = ()  # what was prepared (for exports of the models)
+    sites: tuple[ModelObject, ...] = ()
 
     def injector(self, facts: Mapping[str, Value]) -> Injector:
         """The injector of one request.
@@ -121,6 +123,8 @@ def prepare(
         classes,
         frozenset(known_ids),
         tuple(diags.items),
+        tuple(layers),
+        tuple(sites),
     )
 
 

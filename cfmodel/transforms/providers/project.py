@@ -26,10 +26,13 @@ of the providers, the parser and composition.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -124,10 +127,12 @@ def default_layers() -> list[ModelObject]:
     return [bm.Layer(name=name, include=list(uris)) for name, uris in DEFAULT_LAYERS]
 
 
-def project_default_layers(root: Path) -> list[ModelObject]:
-    """The seed's two default layers: ``site`` (if ``bindings/default.bind`` exists), ``modules``."""
+def project_default_layers(root: Path, bindings_dir: Path | None = None) -> list[ModelObject]:
+    """The seed's two default layers: ``site`` (``confdir:/default``, if ``default.bind`` exists
+    in ``bindings_dir``, by default ``<root>/bindings``) over ``modules`` (``module:/*::default``)."""
+    folder = bindings_dir if bindings_dir is not None else root / BINDINGS_DIR
     layers = []
-    if (root / BINDINGS_DIR / f"default{SUFFIX}").is_file():
+    if (folder / f"default{SUFFIX}").is_file():
         layers.append(bm.Layer(name="site", include=["confdir:/default"]))
     layers.append(bm.Layer(name="modules", include=["module:/*::default"]))
     return layers
@@ -147,18 +152,40 @@ class ProjectBindings:
         return prepare(self.layers.layers, self.layers.spans, self.sites, options)
 
 
+#: Merge behaviours forced for some ``hiera:`` keys while ``forcing_merges`` is active.
+_FORCED_MERGES: ContextVar[Mapping[str, Merge]] = ContextVar(
+    "cfmodel_forced_merges", default=MappingProxyType({})
+)
+
+
+@contextmanager
+def forcing_merges(merges: Mapping[str, Merge]) -> Iterator[None]:
+    """Force merge behaviours for some ``hiera:`` keys (as ``puppet lookup --merge`` does) in
+    every ``providers_for`` call made inside, e.g. by the request sequence
+    (``cfmodel bindings inject KEY --merge deep``); merges given to ``providers_for`` win."""
+    token = _FORCED_MERGES.set(merges)
+    try:
+        yield
+    finally:
+        _FORCED_MERGES.reset(token)
+
+
 def providers_for(
     settings: ProjectSettings,
     facts: Mapping[str, Value],
     merges: Mapping[str, Merge] | None = None,
     diags: Diagnostics | None = None,
 ) -> dict[str, BindingsProvider]:
-    """The built-in providers, configured for this project and request, and the plugged-in ones."""
+    """The built-in providers, configured for this project and request, and the plugged-in ones.
+
+    ``merges``: merge behaviours forced for some ``hiera:`` keys (with those of an active
+    ``forcing_merges``)."""
     root = settings.root
+    forced = {**_FORCED_MERGES.get(), **(merges or {})}
     providers: dict[str, BindingsProvider] = {
         "confdir": ConfdirProvider(root),
         "module": ModuleProvider(settings.module_path),
-        "hiera": HieraProvider(root, facts, dict(merges or {})),
+        "hiera": HieraProvider(root, facts, forced),
     }
     if settings.enc_file is not None:
         providers["enc"] = EncProvider.from_file(settings.enc_file)
