@@ -9,9 +9,17 @@ lookup`` does). ``explain KEY [PROJECT]`` prints where the value comes from: the
 categories consulted, every binding of the key with its status and position, merge steps
 and provider notes (the counterpart of ``puppet lookup --explain``).
 
-Facts: ``--fact k=v`` (repeatable), ``--facts FILE``. ``--environment NAME`` is passed on as
-the fact ``agent_environment`` (the environment the caller asks for); the ``environment``
-category reads the fact ``environment`` (default ``production``).
+The request: facts from ``--fact k=v`` (repeatable) and ``--facts FILE``; ``--environment
+NAME`` is the environment the caller asks for (``$agent_environment``). The request sequence
+(``cfmodel.transforms.request.run_request``, docs/environments.md: classifier,
+``environments.cfenv``, selection, categories, injector) decides which environment's bindings
+are composed: its ``site.bind``, its ``bindingsdir`` (``confdir:``), its module path
+(``module:``) and its ``project.yml``; the ``environment`` category is the selected
+environment (a fact ``environment`` only asks for one, as ``--environment`` does). Its
+warnings (``environment-not-applied`` ...) are printed to stderr. A folder with neither an
+``environments.cfenv`` nor a ``main.cf`` holds bindings only: nothing there could be compiled
+(the sequence ends with the main file), so it is composed as its automatic ``production``
+environment would be, with the same facts and warning.
 
 Errors are printed as ``file:line:col: error: ...  [code]`` with exit code 1.
 """
@@ -20,27 +28,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
-from cfmodel.errors import CfUsageError
+from cfmodel.errors import CfUsageError, Diagnostic, Severity
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject
 from cfmodel.transforms.compose import Injector, ParameterSource, TypeValue, Value, effective_model, show
-from cfmodel.transforms.providers import Merge, ProjectBindings, load_project, parse_merge
+from cfmodel.transforms.providers import Merge, forcing_merges, load_project, parse_merge
 from cfmodel.transforms.providers.merges import MergeError
 
 ORDER = 40
 _DEEP_FLAGS = "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays"
-
-
-def _facts(args: argparse.Namespace) -> dict[str, Any]:
-    facts = facts_from_args(args)
-    if getattr(args, "environment", None):
-        facts.setdefault("agent_environment", args.environment)
-    return facts
 
 
 def _merges(args: argparse.Namespace) -> dict[str, Merge]:
@@ -69,29 +72,75 @@ def _merges(args: argparse.Namespace) -> dict[str, Merge]:
         raise CfUsageError(err.message) from None
 
 
-def _load(
-    args: argparse.Namespace, merges: dict[str, Merge] | None = None
-) -> tuple[ProjectBindings, Injector]:
-    facts = _facts(args)
-    project = load_project(Path(args.project), facts, merges=merges)
-    return project, project.prepare().injector(facts)
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """What a bindings command works on: the selected environment and its injector."""
+
+    environment: str
+    injector: Injector
+
+
+def _request(args: argparse.Namespace, merges: dict[str, Merge] | None = None) -> _Request:
+    """Run the request sequence for the command's project, facts and ``--environment``."""
+    from cfmodel.transforms.environments import ENVIRONMENTS_FILE, MAIN_FILE
+
+    project = Path(args.project)
+    facts = facts_from_args(args)
+    agent = getattr(args, "environment", None)
+    with forcing_merges(merges or {}):
+        if not (project / ENVIRONMENTS_FILE).is_file() and not (project / MAIN_FILE).is_file():
+            request, warnings = _bindings_folder(project, facts, agent)
+        else:
+            from cfmodel.transforms.request import run_request  # the environments grammar: on use
+
+            result = run_request(project, facts, agent)
+            request, warnings = _Request(result.target.environment, result.injector), list(result.warnings)
+    for warning in warnings:
+        print(warning.render(), file=sys.stderr)
+    return request
+
+
+def _bindings_folder(
+    project: Path, facts: dict[str, Any], agent: str | None
+) -> tuple[_Request, list[Diagnostic]]:
+    """A folder with bindings only, as its automatic ``production`` environment: the request
+    sequence's facts rules (a fact ``environment`` only asks for an environment) and warning."""
+    from cfmodel.transforms.environments import DEFAULT_ENVIRONMENT, ENVIRONMENTS_FILE
+
+    source = "--environment"
+    if agent is None and isinstance(facts.get("environment"), str):
+        agent, source = facts["environment"], "the fact 'environment'"
+    request_facts = {k: v for k, v in facts.items() if k != "environment"}
+    request_facts["environment"] = DEFAULT_ENVIRONMENT
+    injector = load_project(project, request_facts).prepare().injector(request_facts)
+    warnings = []
+    if agent is not None and agent != DEFAULT_ENVIRONMENT:
+        message = (
+            f"the requested environment '{agent}' ({source}) was not selected: "
+            f"there is no {ENVIRONMENTS_FILE}, so the default is '{DEFAULT_ENVIRONMENT}'"
+        )
+        warnings.append(Diagnostic(None, message, "environment-not-applied", Severity.WARNING))
+    return _Request(DEFAULT_ENVIRONMENT, injector), warnings
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    project, injector = _load(args)
+    request = _request(args)
+    injector = request.injector
     if args.format == "json":
-        print(json.dumps(_show_data(injector), indent=2, ensure_ascii=False, default=str))
+        print(json.dumps(_show_data(request), indent=2, ensure_ascii=False, default=str))
     else:
-        print(_show_text(injector))
+        print(_show_text(request))
     if args.export:
         _write(Path(args.export), [effective_model(injector)])
     if args.export_model:
-        _write(Path(args.export_model), _models(project))
+        _write(Path(args.export_model), _models(injector))
     return 0
 
 
-def _show_text(injector: Injector) -> str:
-    lines = ["layers: " + (", ".join(injector.layer_names) or "(none)")]
+def _show_text(request: _Request) -> str:
+    injector = request.injector
+    lines = [f"environment: {request.environment}"]
+    lines.append("layers: " + (", ".join(injector.layer_names) or "(none)"))
     cats = [f"{n}={v}" if v is not None else f"{n} (n/a)" for n, _, v in injector.category_values()]
     lines.append("categories: " + ", ".join(cats))
     classes = injector.class_sources()
@@ -104,8 +153,10 @@ def _show_text(injector: Injector) -> str:
     return "\n".join(lines)
 
 
-def _show_data(injector: Injector) -> dict[str, Any]:
+def _show_data(request: _Request) -> dict[str, Any]:
+    injector = request.injector
     return {
+        "environment": request.environment,
         "layers": list(injector.layer_names),
         "categories": {name: value for name, _, value in injector.category_values()},
         "classes": injector.classes(),
@@ -135,14 +186,15 @@ def _json_value(value: Value) -> Any:
     return value
 
 
-def _models(project: ProjectBindings) -> list[ModelObject]:
-    """The ``BindingsFile`` of every site and bindings loaded, as PyEcore objects."""
+def _models(injector: Injector) -> list[ModelObject]:
+    """The ``BindingsFile`` of every site and bindings the injector was made from, as PyEcore objects."""
+    prepared = injector.prepared
     roots: list[ModelObject] = []
-    named = [n for layer in project.layers.layers for n in layer.bindings]
-    for obj in [*project.sites, *named]:
+    named = [n for layer in prepared.layers for n in layer.bindings]
+    for obj in [*prepared.sites, *named]:
         container = obj.eContainer()
         if container is not None:
-            root = bm.to_ecore(container, project.layers.spans)
+            root = bm.to_ecore(container, prepared.spans)
             if root not in roots:
                 roots.append(root)
     return roots
@@ -159,7 +211,7 @@ def _write(path: Path, roots: list[ModelObject]) -> None:
 
 
 def cmd_inject(args: argparse.Namespace) -> int:
-    _, injector = _load(args, _merges(args))
+    injector = _request(args, _merges(args)).injector
     value = injector.inject(args.type, args.key) if args.type else injector.inject(args.key)
     print(render_value(value))
     return 0
@@ -177,7 +229,7 @@ def render_value(value: Value) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    _, injector = _load(args, _merges(args))
+    injector = _request(args, _merges(args)).injector
     explanation = injector.explain(args.type, args.key) if args.type else injector.explain(args.key)
     print(explanation.render())
     return 0

@@ -62,7 +62,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
         ("greeting", ["--fact", "fqdn=piggy", "--fact", "is_virtual=true"], "hello vm"),
         ("/classes", [], '["ntp","web"]'),
         ("the meaning of life", ["--type", "int"], "42"),
-        ("the meaning of life", ["--type", "Integer", "--environment", "staging"], "42"),
+        ("the meaning of life", ["--type", "Integer", "--environment", "production"], "42"),
     ],
 )
 def test_inject(
@@ -93,6 +93,7 @@ def test_show(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (code, err) == (0, "")
     assert out.replace(str(project), "{dir}") == "\n".join(
         [
+            "environment: production",
             "layers: site, modules",
             "categories: node=kermit, environment=production, virtual (n/a), common=true",
             "classes: ntp, web",
@@ -113,7 +114,7 @@ def test_show_as_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     code, out, _ = run(capsys, "bindings", "show", str(project), "--format", "json")
     data = json.loads(out)
     assert code == 0
-    assert data["layers"] == ["site", "modules"]
+    assert (data["environment"], data["layers"]) == ("production", ["site", "modules"])
     assert data["categories"] == {
         "node": None,
         "environment": "production",
