@@ -189,6 +189,7 @@ class Positions:
 
     def __init__(self, roots: list[EObject]) -> None:
         self.roots = roots
+        self.features: dict[tuple[type, str], tuple[Any, bool] | None] = {}
 
     def find(self, fragment: str) -> EObject | None:
         parts = fragment.split("/")[1:]
@@ -207,17 +208,21 @@ class Positions:
                 return None
         return obj if isinstance(obj, EObject) else None
 
-    @staticmethod
-    def step(obj: EObject, step: str) -> Any:
-        if not step.startswith("@"):
+    def step(self, obj: EObject, step: str) -> Any:
+        if not step.startswith("@") or not isinstance(obj, EObject):
             return None
         name, _, index = step[1:].partition(".")
-        f = obj.eClass.findEStructuralFeature(name)
-        if f is None:
+        key = (type(obj), name)
+        found = self.features.get(key, False)
+        if found is False:
+            f = obj.eClass.findEStructuralFeature(name)
+            found = self.features[key] = None if f is None else (f, bool(f.many))
+        if found is None:
             return None
-        value = obj.eGet(f)
-        if not f.many:
-            return value
+        f, many = found
+        if not many:
+            return fastpath.value(obj, f)
+        value = fastpath.items(obj, f)
         return value[int(index)] if index.isdigit() and int(index) < len(value) else None
 
 
