@@ -213,8 +213,9 @@ class Positions:
             return None
         name, _, index = step[1:].partition(".")
         key = (type(obj), name)
-        found = self.features.get(key, False)
-        if found is False:
+        if key in self.features:
+            found = self.features[key]
+        else:
             f = obj.eClass.findEStructuralFeature(name)
             found = self.features[key] = None if f is None else (f, bool(f.many))
         if found is None:
