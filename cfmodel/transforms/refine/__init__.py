@@ -11,7 +11,8 @@ problem that stops evaluation), each rendering as ``file:line:col: error: …  [
 Package layout: `values` (instances and slots), `scheduler` (tasks and the freeze
 policy), `frames` (scopes), `evaluator` (expressions, constructors, indexes),
 `statements` (statements, tasks, promises), `typecheck`, `pluginrt` (plugins),
-`finish` (end-of-compile checks), `result` (`CompileResult`, PyEcore conversion).
+`finish` (end-of-compile checks), `result` (`CompileResult`, PyEcore conversion),
+`eobjects` (light PyEcore objects for the converted model).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from cfmodel.transforms.refine.evaluator import Evaluator
 from cfmodel.transforms.refine.finish import finish
 from cfmodel.transforms.refine.frames import clear_cache
 from cfmodel.transforms.refine.result import CompileResult
+from cfmodel.transforms.refine.statements import clear_caches
 
 __all__ = ["CompileResult", "Progress", "compile_project", "evaluate"]
 
@@ -41,13 +43,17 @@ def compile_project(
     injector: Any = None,
     progress: Progress | None = None,
     cache: Any = None,
+    keep_sources: bool | None = None,
 ) -> CompileResult:
     """Compile a project (a loaded `Project` or its directory).
 
     *facts* are available to plugins (``Context.facts``); *injector* answers
     ``std::inject`` (any object with ``lookup(type_or_name, name=None, *, default=…)``,
     like `cfmodel.transforms.compose.Injector`); *progress* is called now and then
-    with (stage, tasks done, instances).
+    with (stage, tasks done, instances). *keep_sources* (default: only when a loaded
+    `Project` is given): keep the syntax trees reachable from the result
+    (``result.project``, the top-level statements of ``result.program``'s
+    namespaces); without them a large model takes less memory.
 
     Raises:
         CfLoadError, CfCompileError: the project cannot be loaded, linked or compiled.
@@ -58,15 +64,24 @@ def compile_project(
     started = time.perf_counter()
     if isinstance(project_or_path, Project):
         project = project_or_path
+        keep = True if keep_sources is None else keep_sources
     else:
         if progress is not None:
             progress("loading", 0, 0)
         project = load_project(project_or_path, cache)
+        keep = bool(keep_sources)
     if progress is not None:
         progress("linking", 0, 0)
     program = resolve(project)
     ev = evaluate(program, project, facts=facts, injector=injector, progress=progress)
-    return CompileResult(program, project, ev, time.perf_counter() - started)
+    instances = ev.instances
+    ev.release()
+    if not keep:
+        for namespace in program.namespaces.values():
+            namespace.statements = []
+    return CompileResult(
+        program, project if keep else None, instances, time.perf_counter() - started, project.name
+    )
 
 
 def evaluate(
@@ -91,5 +106,6 @@ def evaluate(
         return ev
     finally:
         clear_cache()
+        clear_caches()
         if was_enabled:
             gc.enable()

@@ -179,6 +179,29 @@ class Evaluator:
     def info_of(self, entity: p.EntityType) -> EntityInfo:
         return self.infos[entity]
 
+    def release(self) -> None:
+        """After a compile: drop what only evaluation needs; the instances and their values stay.
+
+        The project (its syntax trees), the namespaces' variables, the constructor plans, the
+        index tables, the scheduler's lists, the type checker's caches, the plugins'
+        caches and each instance's list of applied implementations are released at once
+        (the evaluator holds reference cycles, so it would otherwise wait for the garbage
+        collector), so the PyEcore model made next can reuse their memory."""
+        self.project = None
+        self.globals = {}
+        self.plans = {}
+        self.index_tables = {}
+        self.index_waits = {}
+        self.pure_cache = {}
+        self._enum_cache = {}
+        self._handlers = {}
+        self.sched = Scheduler()
+        self.checker = TypeChecker(self._typedef_condition)
+        self.plugins.registries = {}
+        self.plugins.call_cache = {}
+        for instance in self.instances:
+            instance.impls = None
+
     # ------------------------------------------------------------------ running
 
     def start(self) -> None:

@@ -25,20 +25,24 @@ if TYPE_CHECKING:  # PyEcore and the serializers are imported when the model is 
     from pyecore.ecore import EObject, EPackage
 
     from cfmodel.transforms.lift import DomainMetamodel
-    from cfmodel.transforms.refine.evaluator import Evaluator
 
 
 class CompileResult:
     """A compiled project: counts and dumps at once, the PyEcore model on demand."""
 
     def __init__(
-        self, program: p.LinkedProgram, project: Project | None, ev: Evaluator, seconds: float
+        self,
+        program: p.LinkedProgram,
+        project: Project | None,
+        instances: list[Instance],
+        seconds: float,
+        name: str | None = None,
     ) -> None:
         self.program = program
         self.project = project
-        self.name = project.name if project is not None else program.name
+        self.name = name or (project.name if project is not None else program.name)
         self.seconds = seconds
-        self._ev = ev
+        self._instances = instances
         self._metamodel: DomainMetamodel | None = None
         self._objects: list[EObject] | None = None
         self._ids: dict[int, str] | None = None
@@ -48,21 +52,21 @@ class CompileResult:
     @property
     def raw_instances(self) -> list[Instance]:
         """The evaluator's instances, in creation order."""
-        return self._ev.instances
+        return self._instances
 
     def counts(self) -> dict[str, int]:
         """Instances per entity (exact type), by qualified name, sorted by name."""
         out: dict[str, int] = {}
-        for instance in self._ev.instances:
+        for instance in self._instances:
             name = instance.info.qname
             out[name] = out.get(name, 0) + 1
         return dict(sorted(out.items()))
 
     def dump(self) -> str:
         """A canonical text of the instances (for tests and differential checks)."""
-        numbers = {id(inst): i for i, inst in enumerate(self._ev.instances)}
+        numbers = {id(inst): i for i, inst in enumerate(self._instances)}
         lines: list[str] = []
-        for inst in self._ev.instances:
+        for inst in self._instances:
             lines.append(f"#{numbers[id(inst)]} {inst.info.qname}")
             for name in sorted(inst.info.fields):
                 field = inst.info.fields[name]
@@ -105,11 +109,11 @@ class CompileResult:
         """
         if self._objects is None:
             metamodel = self._lifted()
-            keys = _Ids(self._ev.instances).all()
+            keys = _Ids(self._instances).all()
             was_enabled = gc.isenabled()
             gc.disable()  # tens of thousands of new objects, none of them garbage
             try:
-                objects = _Converter(metamodel).convert(self._ev.instances, release=True)
+                objects = _Converter(metamodel).convert(self._instances, release=True)
             finally:
                 if was_enabled:
                     gc.enable()
@@ -122,9 +126,7 @@ class CompileResult:
         target = self._entity(entity)
         objects = self.model
         return [
-            obj
-            for inst, obj in zip(self._ev.instances, objects, strict=True)
-            if target in inst.info.ancestors
+            obj for inst, obj in zip(self._instances, objects, strict=True) if target in inst.info.ancestors
         ]
 
     def _entity(self, name: str) -> p.EntityType:
@@ -257,16 +259,20 @@ class _Converter:
     def convert(self, instances: list[Instance], release: bool = False) -> list[EObject]:
         """Make the EObjects; with *release*, empty each instance's slots once copied.
 
-        Values are stored with the serializers' direct holder access (`fastpath`): the
-        objects are new, so there is nobody to notify, and the values were checked against
-        the language's types (the serializers check them again before writing)."""
+        Objects and single values are made light (`eobjects`: PyEcore's classes and
+        behaviour, less bookkeeping per object) when that works here, else with the
+        serializers' direct holder access (`fastpath`). Either way the objects are new,
+        so there is nobody to notify, and the values were checked against the language's
+        types (the serializers check them again before writing)."""
         from cfmodel.serializers import fastpath
+        from cfmodel.transforms.refine import eobjects
 
         metamodel = self.metamodel
         classes: dict[int, Any] = {}
         objects: list[EObject] = []
         by_instance: dict[int, EObject] = {}
-        new_object = fastpath.new_object
+        light = eobjects.LightObjects() if eobjects.usable() else None
+        new_object = light.new if light is not None else fastpath.new_object
         for inst in instances:
             info = inst.info
             eclass = classes.get(id(info))
@@ -275,8 +281,8 @@ class _Converter:
             obj = new_object(eclass)
             objects.append(obj)
             by_instance[id(inst)] = obj
-        set_attribute = fastpath.set_attribute
-        set_reference = fastpath.set_reference
+        set_value = light.set_value if light is not None else _set_value
+
         collection = fastpath.collection
         add_item = fastpath.add_item
         note_inverse = fastpath.note_inverse
@@ -298,7 +304,7 @@ class _Converter:
                             if not isinstance(item, Unknown):
                                 add_item(obj, feature, items, _value(feature, item, how))
                     else:
-                        set_attribute(obj, feature, _value(feature, value, how))
+                        set_value(obj, feature, _value(feature, value, how), False)
                     continue
                 targets = _targets(slot)
                 if not targets:
@@ -313,12 +319,26 @@ class _Converter:
                             note_inverse(target_object, obj, feature)
                 else:
                     target_object = by_instance[id(targets[0])]
-                    set_reference(obj, feature, target_object)
+                    if feature.containment:
+                        fastpath.set_reference(obj, feature, target_object)
+                    else:
+                        set_value(obj, feature, target_object, True)
                     if one_way:
                         note_inverse(target_object, obj, feature)
             if release:
-                inst.slots = {}
+                inst.slots = _RELEASED
         return objects
+
+
+def _set_value(obj: Any, feature: Any, value: Any, is_ref: bool) -> None:
+    """PyEcore's own holders, through the serializers' direct access (when light objects are not used)."""
+    from cfmodel.serializers import fastpath
+
+    (fastpath.set_reference if is_ref else fastpath.set_attribute)(obj, feature, value)
+
+
+#: The slots of an instance whose values moved into its PyEcore object (shared: never written).
+_RELEASED: dict[str, Any] = {}
 
 
 def json_valued(spec: p.TypeSpec) -> bool:

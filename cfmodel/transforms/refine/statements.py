@@ -460,6 +460,12 @@ def _loop_declared(stmt: nodes.For) -> Declared:
     return declared
 
 
+def clear_caches() -> None:
+    """Forget the per-statement caches (promise targets, loop scopes) after a compile."""
+    _TARGETS.clear()
+    _LOOP_DECLARED.clear()
+
+
 def emit_loop_body(ev: Evaluator, stmt: nodes.For, frame: Frame, item: Any) -> None:
     body = Frame(_loop_declared(stmt), frame, frame.ns)
     var = body.own(stmt.variable.text)
