@@ -48,14 +48,19 @@ def inmanta_python(create: bool = True) -> Path | None:
     try:
         if not python.exists():
             subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
-            subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True, capture_output=True)
+            subprocess.run([str(python), "-m", "ensurepip"], check=True, capture_output=True)
         subprocess.run(
             [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *REQUIREMENTS],
             check=True,
             capture_output=True,
             timeout=1800,
         )
-    except (subprocess.SubprocessError, OSError):
+    except (subprocess.SubprocessError, OSError) as error:
+        # Say why: the caller (./dev setup in CI, or a skipped/failed test) only sees None.
+        detail = getattr(error, "stderr", None) or ""
+        if isinstance(detail, bytes):
+            detail = detail.decode("utf-8", "replace")
+        print(f"cfmodel: cannot set up inmanta-core at {root}: {error}\n{detail[-2000:]}", file=sys.stderr)
         return None
     mark.write_text(wanted + "\n", encoding="utf-8")
     return python
