@@ -6,10 +6,13 @@ and the instances (``<project>.xmi``) into DIR; ``json export -o FILE`` writes t
 instances in cfmodel's JSON format. Exports are made in memory first and each file is
 replaced atomically, so a failing compile or export leaves nothing half-written.
 
-When the project has an ``environments.cfenv`` (or ``--environment`` is given), the
-request sequence (`cfmodel.transforms.request`) picks the environment, its main file
-and module path, and the bindings injector that ``std::inject`` uses. A progress line
-is shown on stderr while compiling, only when stderr is a terminal.
+The request (``--fact``, ``--facts``, ``--environment``) is compiled as
+`cfmodel.transforms.refine.compile_project` does it: with an ``environments.cfenv`` (or
+``--environment``) the request sequence (`cfmodel.transforms.request`) picks the
+environment, its main file and module path; the bindings give the injector that
+``std::inject``, ``bind variables`` and ``bind parameters`` use. The request's warnings
+are printed to stderr as they happen. A progress line is shown on stderr while
+compiling, only when stderr is a terminal.
 """
 
 from __future__ import annotations
@@ -57,25 +60,25 @@ class ProgressLine:
 
 
 def compile_from_args(args: argparse.Namespace) -> Any:
-    """Compile the project the arguments name (through the request sequence when it has one)."""
+    """Compile the project the arguments name, for the request they describe (facts, environment)."""
     from cfmodel.transforms.refine import compile_project
 
-    project_dir = Path(args.project)
-    facts = facts_from_args(args)
     progress = ProgressLine(sys.stderr.isatty())
-    cache = parse_cache(args)
-    try:
-        if getattr(args, "environment", None) or (project_dir / "environments.cfenv").is_file():
-            from cfmodel.transforms.request import load_target, run_request
 
-            request = run_request(project_dir, facts, getattr(args, "environment", None))
-            for warning in request.warnings:
-                print(warning.render(), file=sys.stderr)
-            project = load_target(request.target, cache)
-            return compile_project(
-                project, facts=dict(request.target.facts), injector=request.injector, progress=progress
-            )
-        return compile_project(project_dir, facts=facts, progress=progress, cache=cache)
+    def warn(warning: Any) -> None:
+        progress.clear()
+        print(warning.render(), file=sys.stderr)
+
+    try:
+        return compile_project(
+            Path(args.project),
+            facts=facts_from_args(args),
+            environment=getattr(args, "environment", None),
+            progress=progress,
+            cache=parse_cache(args),
+            keep_sources=False,
+            on_warning=warn,
+        )
     finally:
         progress.clear()
 
@@ -87,6 +90,7 @@ def _done() -> int:
 
 
 def _warnings(result: Any) -> None:
+    """The program's warnings (the request's were printed as they happened)."""
     for warning in getattr(result.program, "warnings", []):
         print(warning.render(), file=sys.stderr)
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from cfmodel.errors import CfModelError
 from tests.compiler.conftest import Project, compile_main, error_of, values
 
 OUT = """
@@ -206,8 +209,25 @@ def test_file_reads_a_modules_files_directory(project: Project) -> None:
     )
 
 
-def test_inject_needs_bindings(project: Project) -> None:
+def test_inject_without_bindings(project: Project) -> None:
+    """A project without bindings: nothing is bound, defaults work, no classes."""
     assert error_of(project, 'x = std::inject("port")\n') == (
+        'main.cf:1:5: error: no binding for Data "port"  [not-bound]'
+    )
+    source = OUT + 'Out(v="{{p}} {{c}}")\np = std::inject("int", "port", 80)\nc = std::inject("/classes")\n'
+    assert values(compile_main(project, source), "Out", "v") == ["80 []"]
+
+
+def test_inject_needs_an_injector_when_evaluating_directly(project: Project) -> None:
+    from cfmodel.project import load_project
+    from cfmodel.transforms.refine import evaluate
+    from cfmodel.transforms.resolve import resolve
+
+    project.write({"main.cf": 'x = std::inject("port")\n'})
+    loaded = load_project(project.root)
+    with pytest.raises(CfModelError) as info:
+        evaluate(resolve(loaded), loaded)
+    assert info.value.render().endswith(
         "main.cf:1:5: error: std::inject: bindings are not configured: std::inject needs an injector (compile "
         "with bindings, or pass injector= to compile_project)  [plugin-error]"
     )

@@ -24,6 +24,7 @@ from cfmodel.transforms import program as p
 from cfmodel.transforms.refine import statements as st
 from cfmodel.transforms.refine.errors import Blocked, fail, kind_of, show
 from cfmodel.transforms.refine.frames import Frame, declared_in
+from cfmodel.transforms.refine.injection import Injection
 from cfmodel.transforms.refine.pluginrt import PluginRuntime
 from cfmodel.transforms.refine.scheduler import Scheduler, Task
 from cfmodel.transforms.refine.typecheck import TypeChecker, check_entity, fast_check
@@ -130,6 +131,10 @@ class Evaluator:
         self._build_entities()
         for name, ns in program.namespaces.items():
             self.globals[name] = Frame(declared_in(ns.statements), None, ns)
+        # implicit injection (bind variables, bind parameters); None without such bindings
+        self.injection = Injection.create(self, injector) if injector is not None else None
+        if self.injection is not None:
+            self.injection.bind_variables(self.globals[program.main.name])
 
     # ------------------------------------------------------------------ setup
 
@@ -199,6 +204,7 @@ class Evaluator:
         self.checker = TypeChecker(self._typedef_condition)
         self.plugins.registries = {}
         self.plugins.call_cache = {}
+        self.injection = None
         for instance in self.instances:
             instance.impls = None
 
@@ -809,6 +815,7 @@ class Evaluator:
                         raise self._no_field(info, str(key), wrapped.span)
                     extra[key] = value
         direct: dict[str, Any] = {}
+        missing: list[str] | None = None
         for name in plan.direct:
             given = plan.explicit.get(name)
             if given is not None:
@@ -817,12 +824,29 @@ class Evaluator:
                 direct[name] = extra[name]
             elif name in plan.preset:
                 direct[name] = plan.preset[name]
-            elif name in info.defaults:
-                direct[name] = info.defaults[name]
-            elif lhs is not None and lhs[1].opposite == name:
-                direct[name] = lhs[0]
+            elif missing is None:
+                missing = [name]
             else:
-                raise self._missing_index_attribute(info, name, span)
+                missing.append(name)
+        injected: dict[str, tuple[Any, Span]] | None = None
+        injection = self.injection
+        if injection is not None and injection.targets_of(info):
+            given_names = set(plan.names) | set(plan.preset) | (set(extra) if extra is not None else set())
+            injected = injection.parameters(info, given_names, direct, span)
+            if missing is not None and any(name in injected for name in missing):
+                # an index attribute came from the bindings: Entity[key] bindings may now apply
+                direct.update((name, injected[name][0]) for name in missing if name in injected)
+                injected = injection.parameters(info, given_names, direct, span)
+        if missing is not None:
+            for name in missing:
+                if injected is not None and name in injected:
+                    direct[name] = injected[name][0]
+                elif name in info.defaults:
+                    direct[name] = info.defaults[name]
+                elif lhs is not None and lhs[1].opposite == name:
+                    direct[name] = lhs[0]
+                else:
+                    raise self._missing_index_attribute(info, name, span)
         instance: Instance | None = None
         if info.indexes:
             instance = self._find_existing(info, direct, span)
@@ -832,7 +856,13 @@ class Evaluator:
             instance = Instance(info, span, self.instance_count)
         for name, value in direct.items():
             given = plan.explicit.get(name)
-            self.set_field(instance, info.fields[name], value, given[2] if given is not None else span)
+            if given is not None:
+                where = given[2]
+            elif injected is not None and name in injected:
+                where = injected[name][1]
+            else:
+                where = span
+            self.set_field(instance, info.fields[name], value, where)
         if new:
             self._register(instance)
         for field, expr, arg_span in plan.indirect:
@@ -844,12 +874,17 @@ class Evaluator:
         for key, value in plan.preset.items():
             if key not in plan.names and (extra is None or key not in extra) and key not in info.index_attrs:
                 self.set_field(instance, info.fields[key], value, span)
+        if injected is not None:
+            for key, (value, where) in injected.items():
+                if key not in info.index_attrs:
+                    self.set_field(instance, info.fields[key], value, where)
         for key, value in info.defaults.items():
             if (
                 key not in plan.names
                 and key not in plan.preset
                 and (extra is None or key not in extra)
                 and key not in info.index_attrs
+                and (injected is None or key not in injected)
             ):
                 self.set_field(instance, info.fields[key], value, span)
         if new:
@@ -958,6 +993,8 @@ class Evaluator:
                         wait.found = instance
                         wait.wake(self.sched)
         info.count += 1
+        if self.injection is not None and self.injection.waits:
+            self.injection.registered(instance)
 
     def emit_implementations(self, instance: Instance) -> None:
         for rule in instance.info.rules:

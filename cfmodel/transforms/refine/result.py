@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import gc
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cfmodel.errors import CfUsageError
+from cfmodel.errors import CfUsageError, Diagnostic
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE, Project
 from cfmodel.transforms import program as p
@@ -37,15 +38,22 @@ class CompileResult:
         instances: list[Instance],
         seconds: float,
         name: str | None = None,
+        warnings: Sequence[Diagnostic] = (),
     ) -> None:
         self.program = program
         self.project = project
         self.name = name or (project.name if project is not None else program.name)
         self.seconds = seconds
         self._instances = instances
+        self._request_warnings = list(warnings)
         self._metamodel: DomainMetamodel | None = None
         self._objects: list[EObject] | None = None
         self._ids: dict[int, str] | None = None
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The request sequence's warnings, then the program's (resolve)."""
+        return [*self._request_warnings, *getattr(self.program, "warnings", [])]
 
     # ---------------------------------------------------------------- plain views
 

@@ -18,7 +18,9 @@ wait for, chosen deterministically:
    those.
 
 Then it runs again. When nothing can be frozen any more the model is complete; what
-is still waiting is reported by the evaluator (`deadlock` and friends).
+is still waiting is reported by the evaluator (`deadlock` and friends). A parameter
+source that does not exist yet (`SourceWait`, ``bind parameters Web[one] to Sql[one]``)
+is completed as an optional relation is (rule 1): then it does not exist.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import Span
 from cfmodel.transforms.refine.errors import Blocked
-from cfmodel.transforms.refine.values import ListVar, OptVar, Slot
+from cfmodel.transforms.refine.values import ListVar, OptVar, Slot, SourceWait
 
 if TYPE_CHECKING:
     from cfmodel.transforms.refine.evaluator import Evaluator
@@ -60,7 +62,7 @@ class Task:
         return True
 
 
-RelationSlot = ListVar | OptVar
+RelationSlot = ListVar | OptVar | SourceWait  # what the scheduler may complete
 Progress = Callable[[str, int, int], None]
 
 

@@ -548,6 +548,61 @@ class IndexWait(Slot):
         return f"an instance {self.entity}[{self.key_text}]"
 
 
+class _NoBounds:
+    """What the scheduler reads of a relation's field, for a `SourceWait` (nothing to reach)."""
+
+    __slots__ = ()
+    lower = 0
+
+
+class SourceWait(Slot):
+    """An instance bound as a parameter source (``bind parameters Web[one] to Sql[one]``) that
+    does not exist yet.
+
+    Ready when the instance is created (`found`), or when the scheduler decides that nothing
+    can create it any more (`frozen`: it does not exist), as it completes an optional relation.
+    """
+
+    __slots__ = ("entity", "found", "frozen", "queued", "title", "where")
+
+    field = _NoBounds()
+    promises = 0
+
+    def __init__(self, entity: str, title: str, where: Span | None) -> None:
+        self.waiters = None
+        self.entity = entity
+        self.title = title
+        self.where = where  # the first constructor call that needed it
+        self.found: Instance | None = None
+        self.frozen = False
+        self.queued = False
+
+    def get(self) -> Any:
+        if self.found is not None or self.frozen:
+            return self.found
+        raise Blocked(self)
+
+    def is_ready(self) -> bool:
+        return self.found is not None or self.frozen
+
+    def count(self) -> int:
+        return 0
+
+    def add_waiter(self, sched: Scheduler, task: Task) -> None:
+        Slot.add_waiter(self, sched, task)
+        if not self.queued:
+            self.queued = True
+            sched.candidates.append(self)
+
+    def freeze(self, sched: Scheduler) -> None:
+        if not self.frozen:
+            self.frozen = True
+            self.wake(sched)
+
+    def describe(self) -> str:
+        return f"an instance {self.entity}[{self.title}] (a parameter source)"
+
+
 class Constant(Slot):
     """A value known from the start (``self``)."""
 
