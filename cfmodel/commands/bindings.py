@@ -31,22 +31,25 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
 from cfmodel.errors import CfUsageError, Diagnostic, Severity
-from cfmodel.metamodel import bindings as bm
-from cfmodel.metamodel.bindings import ModelObject
-from cfmodel.transforms.compose import Injector, ParameterSource, TypeValue, Value, effective_model, show
-from cfmodel.transforms.providers import Merge, forcing_merges, load_project, parse_merge
-from cfmodel.transforms.providers.merges import MergeError
+
+if TYPE_CHECKING:  # the bindings engine is imported when a bindings command runs, not at startup
+    from cfmodel.metamodel.bindings import ModelObject
+    from cfmodel.transforms.compose import Injector, Value
+    from cfmodel.transforms.providers import Merge
 
 ORDER = 40
 _DEEP_FLAGS = "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays"
 
 
 def _merges(args: argparse.Namespace) -> dict[str, Merge]:
+    from cfmodel.transforms.providers import parse_merge
+    from cfmodel.transforms.providers.merges import MergeError
+
     strategy = getattr(args, "merge", None)
     deep_flags = args.knock_out_prefix is not None or args.sort_merged_arrays or args.merge_hash_arrays
     if strategy is None:
@@ -83,6 +86,7 @@ class _Request:
 def _request(args: argparse.Namespace, merges: dict[str, Merge] | None = None) -> _Request:
     """Run the request sequence for the command's project, facts and ``--environment``."""
     from cfmodel.transforms.environments import ENVIRONMENTS_FILE, MAIN_FILE
+    from cfmodel.transforms.providers import forcing_merges
 
     project = Path(args.project)
     facts = facts_from_args(args)
@@ -106,6 +110,7 @@ def _bindings_folder(
     """A folder with bindings only, as its automatic ``production`` environment: the request
     sequence's facts rules (a fact ``environment`` only asks for an environment) and warning."""
     from cfmodel.transforms.environments import DEFAULT_ENVIRONMENT, ENVIRONMENTS_FILE
+    from cfmodel.transforms.providers import load_project
 
     source = "--environment"
     if agent is None and isinstance(facts.get("environment"), str):
@@ -124,6 +129,8 @@ def _bindings_folder(
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from cfmodel.transforms.compose import effective_model
+
     request = _request(args)
     injector = request.injector
     if args.format == "json":
@@ -138,6 +145,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _show_text(request: _Request) -> str:
+    from cfmodel.transforms.compose import show
+
     injector = request.injector
     lines = [f"environment: {request.environment}"]
     lines.append("layers: " + (", ".join(injector.layer_names) or "(none)"))
@@ -177,6 +186,8 @@ def _show_data(request: _Request) -> dict[str, Any]:
 
 
 def _json_value(value: Value) -> Any:
+    from cfmodel.transforms.compose import ParameterSource, TypeValue
+
     if isinstance(value, TypeValue | ParameterSource):
         return str(value.source if isinstance(value, ParameterSource) else value)
     if isinstance(value, list):
@@ -188,6 +199,8 @@ def _json_value(value: Value) -> Any:
 
 def _models(injector: Injector) -> list[ModelObject]:
     """The ``BindingsFile`` of every site and bindings the injector was made from, as PyEcore objects."""
+    from cfmodel.metamodel import bindings as bm
+
     prepared = injector.prepared
     roots: list[ModelObject] = []
     named = [n for layer in prepared.layers for n in layer.bindings]
@@ -219,6 +232,8 @@ def cmd_inject(args: argparse.Namespace) -> int:
 
 def render_value(value: Value) -> str:
     """A value for the terminal: a string, number or boolean as is, an array or hash as JSON."""
+    from cfmodel.transforms.compose import ParameterSource, TypeValue
+
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | dict):
