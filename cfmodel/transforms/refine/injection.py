@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from cfmodel.transforms.refine.frames import Frame
 
 PARAMETER, SOURCE, VARIABLE = "/param/", "/params/", "/var/"
+#: what the compiler uses of the bindings `Injector` for implicit injection (all public)
+_INJECTOR_METHODS = ("effective", "instance_parameters", "variables", "variable")
 #: ``Entity[key]`` keys the injector can match (it reads ``Entity[key]`` back as a type)
 _PLAIN_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:")
 
@@ -118,7 +120,7 @@ class Injection:
     @staticmethod
     def create(ev: Evaluator, injector: Any) -> Injection | None:
         """None when the injector has no implicit injection (a plain ``lookup`` object, no bindings)."""
-        if not all(hasattr(injector, m) for m in ("effective", "instance_parameters")):
+        if not all(hasattr(injector, m) for m in _INJECTOR_METHODS):
             return None
         injection = Injection(ev, injector)
         return injection if injection.targets or injection.variables else None
@@ -126,12 +128,19 @@ class Injection:
     # ------------------------------------------------------------------ reading the bindings
 
     def _read(self, problems: list[Diagnostic]) -> None:
+        """The bound variables (values from ``variables()``) and parameter targets, with positions."""
+        bound: dict[str, Any] = self.injector.variables()
         for binding in self.injector.effective():
             name: str = binding.key.name
             where = f'bindings {binding.origin}, layer "{binding.layer}", {binding.category}'
             if name.startswith(VARIABLE):
-                if binding.value is not None:
-                    self._variable(name[len(VARIABLE) :], binding.value, binding.span, where, problems)
+                variable = name[len(VARIABLE) :]
+                if binding.lazy:  # a producer: asked now
+                    value = self.injector.variable(variable, default=None)
+                else:
+                    value = bound.get(variable)
+                if value is not None:
+                    self._variable(variable, value, binding.span, where, problems)
                 continue
             if name.startswith(PARAMETER):
                 target, _, attribute = name[len(PARAMETER) :].rpartition("/")
