@@ -7,7 +7,8 @@ weight, enabled, and a ``next`` reference to the previous node), each with an ``
 cfmodel is timed in-process, best of R rounds: save is `xmi.to_bytes` (validate + write
 bytes, no file), load is `xmi.from_bytes` (parse + build objects + link references),
 each with the garbage collector as `cfmodel.serializers` leaves it (paused inside a call;
-the young-generation collection that follows is inside the timing). EMF is timed inside
+a read moves what it built to the oldest generation, `base.promote_young`, so no young
+collection scans it; a full collection before each timed step is outside the timing). EMF is timed inside
 the JVM by ``tests/emf/EmfChecker.java --bench`` after warm-up, best of R: save is
 ``XMIResource.save`` to a byte stream, load is ``load`` from it with deferred IDREF
 resolution. Both files are byte-for-byte the same model (cfmodel's is checked to load).

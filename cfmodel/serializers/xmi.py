@@ -475,7 +475,7 @@ def read(source: Path | str, resource_set: ResourceSet, options: XmiOptions | No
 def from_bytes(data: bytes, resource_set: ResourceSet, name: str = "<bytes>",
                options: XmiOptions | None = None) -> Document:
     opts = options or XmiOptions()
-    with gc_paused():
+    with gc_paused(promote=True):
         reader = _Reader(name, resource_set, opts.limits.max_depth)
         xmlsafe.feed(reader.parser, data, name, opts.limits)
         return reader.document()

@@ -332,3 +332,38 @@ def test_printable_strings_without_spaces_are_single_tokens() -> None:
     """What lets the reader skip `str.split` for a reference (see `_create_source`)."""
     odd = [chr(c) for c in range(0x110000) if chr(c).isprintable() and chr(c) != " " and chr(c).split() != [chr(c)]]
     assert odd == []
+
+
+def test_read_objects_skip_the_young_collections_and_are_still_freed() -> None:
+    import gc
+    import weakref
+
+    pkg = infra_package()
+    data = xmi.to_bytes(infra_model(pkg), xmi.XmiOptions(id_of=infra_ids))
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    gc.collect()
+    doc = xmi.from_bytes(data, rset)
+    tracked = {id(o) for o in gc.get_objects(generation=2)}
+    assert gc.get_freeze_count() == 0 and id(doc.roots[0]) in tracked and id(doc.roots[0].__dict__) in tracked
+    first = weakref.ref(doc.roots[0])
+    del doc, tracked
+    rset.resources.clear()
+    gc.collect()
+    assert first() is None  # cycles among read objects are freed by a full collection
+
+
+def test_objects_frozen_by_the_caller_stay_frozen() -> None:
+    import gc
+
+    pkg = infra_package()
+    data = xmi.to_bytes(infra_model(pkg), xmi.XmiOptions(id_of=infra_ids))
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        xmi.from_bytes(data, rset)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
