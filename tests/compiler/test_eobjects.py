@@ -34,8 +34,13 @@ b = Box(name="b", rack=r, peers=[a])
 
 
 def standard(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the next models with PyEcore's own constructor and holders."""
+    """Make the next models with PyEcore's own constructor and holders: no `eobjects`, and the
+    serializers' `fastpath` on PyEcore's public API (no direct holders, no light objects)."""
+    from cfmodel.serializers import fastpath
+
     monkeypatch.setattr(eobjects, "usable", lambda: False)
+    monkeypatch.setattr(fastpath, "RAW", False)
+    monkeypatch.setattr(fastpath, "LIGHT", False, raising=False)
 
 
 def test_the_probe_passes_with_this_pyecore() -> None:
@@ -52,7 +57,7 @@ def test_exports_equal_those_of_pyecores_own_objects(
     assert type(light.model[0].__dict__["name"]) is eobjects.light_value_class()
     standard(monkeypatch)
     plain = compile_main(project, source)
-    assert type(plain.model[0].__dict__["name"]) is EValue
+    assert type(plain.model[0].__dict__["name"]) is EValue and "listeners" in vars(plain.model[0])
     assert (plain.xmi_bytes(), plain.json_bytes()) == light_bytes
     for one, two in zip(light.model, plain.model, strict=True):
         assert [f.name for f in one._isset] == [f.name for f in two._isset]
