@@ -14,17 +14,34 @@ minus the notifications: a new object has no listeners and is in no resource yet
 there is nobody to notify. Callers check value types themselves (the readers' codecs
 produce the right Python types; reference targets are checked with `conforms`).
 
+Light objects (`light_class`, `holder_class`; used when `LIGHT`): PyEcore's constructor
+gives every object ten bookkeeping attributes (two listener lists, an inverse-reference
+set, ...) and every set value an ``EValue`` with six attributes in a ``__dict__``. A
+reader's objects instead carry only ``_isset`` and their values: the bookkeeping reads
+from class-level defaults that behave as PyEcore's instance attributes (None, the object
+itself, or an empty list/set put on the object the first time it is read), and each
+value sits in a slotted holder of a class made once per feature (owner and value per
+object; feature, ``is_ref``, ``is_cont`` in the class) with ``EValue``'s own methods, so
+PyEcore reads, sets, observes and deletes them as before. The class-level defaults are
+the ones ``cfmodel.transforms.refine.eobjects`` gives the compiler's objects (same
+marker, so either module accepts a class the other prepared).
+
 Guarantees: `RAW` is True only if a probe at import finds PyEcore's holders laid out as
-assumed; otherwise every helper takes PyEcore's public API (same result, slower). The
-unit tests compare both paths with PyEcore's own setters.
+assumed; otherwise every helper takes PyEcore's public API (same result, slower). `LIGHT`
+is True only if a probe finds light objects behaving as PyEcore's own under reads, sets,
+observers, opposites, containment, resources and deletion. The unit tests compare both
+paths with PyEcore's own setters.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from ordered_set import OrderedSet
 from pyecore.ecore import EAttribute, EObject
+from pyecore.innerutils import InternalSet
 from pyecore.valuecontainer import ECollection, EcoreUtils, EList, EOrderedSet, EValue
 
 _new = object.__new__
@@ -58,6 +75,174 @@ def _probe() -> bool:
 RAW = _probe()
 
 
+# ---- light objects ----------------------------------------------------------------------
+
+_NONE_DEFAULTS = ("_internal_id", "_container", "_containment_feature", "_eresource")
+_LAZY: dict[str, Callable[[], Any]] = {"listeners": list, "_eternal_listener": list, "_inverse_rels": set}
+_PREPARED = "_cfmodel_light"  # also cfmodel.transforms.refine.eobjects' marker
+_HOLDER_CLASS = "_cfmodel_holder"  # where a feature keeps its holder class
+
+
+class _CreatedOnRead:
+    """A class attribute putting a new empty container on the object when first read
+    (a non-data descriptor: once the object has its own value, Python finds that)."""
+
+    __slots__ = ("factory", "name")
+
+    def __init__(self, name: str, factory: Callable[[], Any]) -> None:
+        self.name = name
+        self.factory = factory
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError(self.name)  # the class itself has none (as with PyEcore)
+        made = self.factory()
+        obj.__dict__[self.name] = made
+        return made
+
+
+class _Itself:
+    """``dyn_inst``: the object itself; on the class, its ``EClass`` (what PyEcore puts there)."""
+
+    __slots__ = ("eclass",)
+
+    def __init__(self, eclass: Any) -> None:
+        self.eclass = eclass
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self.eclass if obj is None else obj
+
+
+def light_class(eclass: Any) -> type | None:
+    """The python class of `eclass`, given the class-level defaults; None if it cannot
+    have them (a static class, or one defining those names itself)."""
+    cls: type = eclass.python_class
+    own = cls.__dict__
+    if own.get(_PREPARED) is eclass:
+        return cls
+    if getattr(cls, "_staticEClass", True) or own.get("dyn_inst") is not eclass or any(
+            name in own for name in (*_NONE_DEFAULTS, *_LAZY, "_isset")):
+        return None
+    for name in _NONE_DEFAULTS:
+        setattr(cls, name, None)
+    for name, factory in _LAZY.items():
+        setattr(cls, name, _CreatedOnRead(name, factory))
+    setattr(cls, "dyn_inst", _Itself(eclass))  # noqa: B010 - replaces PyEcore's own class attribute
+    setattr(cls, _PREPARED, eclass)
+    return cls
+
+
+def _value_methods() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for klass in reversed(EValue.__mro__):
+        out |= {k: v for k, v in vars(klass).items() if not (k.startswith("__") and k.endswith("__"))}
+    return out
+
+
+class LightValue:
+    """A single-valued feature's value: PyEcore's ``EValue`` methods, two slots; the
+    feature and its kind are attributes of a subclass made per feature (`holder_class`)."""
+
+    __slots__ = ("_value", "owner")
+    _value: Any
+    owner: Any
+    _feature: Any = None  # read on the class, where a feature (a descriptor) is itself
+    feature = property(attrgetter("__class__._feature"))
+    is_ref = False
+    is_cont = False
+    generic_type = None
+
+
+for _name, _method in _value_methods().items():
+    if _name not in ("is_ref", "is_cont", "generic_type", "feature", "_feature"):
+        setattr(LightValue, _name, _method)
+
+HOLDERS = (EValue, LightValue)  # what holds a single value (``isinstance``)
+
+
+def holder_class(f: Any) -> type:
+    """The holder class of single-valued feature `f` (made once, kept on the feature)."""
+    found: type | None = f.__dict__.get(_HOLDER_CLASS)
+    if found is None or getattr(found, "_feature", None) is not f:
+        is_ref = bool(f.is_reference)
+        attrs = {"__slots__": (), "_feature": f, "is_ref": is_ref, "is_cont": is_ref and bool(f.containment)}
+        found = type("LightValue", (LightValue,), attrs)
+        f.__dict__[_HOLDER_CLASS] = found
+    return found
+
+
+def light_holder(obj: EObject, f: Any, value: Any) -> LightValue:
+    """A new light holder of `value` for `obj` (see `holder`)."""
+    h: LightValue = _new(holder_class(f))
+    h.owner = obj
+    h._value = value
+    return h
+
+
+register = EObject._instances.add
+
+
+def light_new(cls: type) -> EObject:
+    """A new, empty light object of a class `light_class` prepared."""
+    obj: Any = _new(cls)
+    obj._isset = InternalSet()
+    register(obj)
+    return obj
+
+
+def _light_probe() -> bool:
+    """Do light objects behave as PyEcore's own (reads, sets, observers, opposites, ...)?"""
+    from pyecore.ecore import EClass, EInt, EPackage, EReference, EString
+    from pyecore.notification import EObserver
+    from pyecore.resources import URI, ResourceSet
+
+    try:
+        pkg = EPackage("probe", nsURI="http://cfmodel.org/serializers/probe", nsPrefix="probe")
+        node, other = EClass("Node"), EClass("Other")
+        pkg.eClassifiers.extend([node, other])
+        name, size = EAttribute("name", EString), EAttribute("size", EInt)
+        kids = EReference("kids", node, upper=-1, containment=True)
+        peer = EReference("peer", other)
+        friend = EReference("friend", node)
+        back = EReference("back", node, eOpposite=friend)
+        node.eStructuralFeatures.extend([name, size, kids, peer, friend, back])
+        ncls, ocls = light_class(node), light_class(other)
+        if ncls is None or ocls is None:
+            return False
+        obj, child, mate, third, target = (light_new(ncls), light_new(ncls), light_new(ncls),
+                                           light_new(ncls), light_new(ocls))
+        for o, f, v in ((mate, name, "m"), (mate, friend, third), (third, back, mate), (obj, peer, target)):
+            o.__dict__[f._name] = light_holder(o, f, v)
+            o._isset[f] = None
+        target._inverse_rels.add((obj, peer))
+        seen: list[Any] = []
+        EObserver(obj, notifyChanged=seen.append)
+        obj.name = "x"
+        obj.kids.append(child)
+        obj.peer = None
+        mate.name = "n"
+        mate.friend = obj
+        resource = ResourceSet().create_resource(URI("probe.xmi"))
+        resource.append(obj)
+        checks = [
+            obj.name == "x" and obj.size == 0 and not obj.eIsSet(size) and obj.eIsSet(name),
+            len(seen) == 4 and child.eContainer() is obj and child.eContainmentFeature() is kids,
+            not target._inverse_rels and obj._internal_id is None and child.eResource is resource,
+            obj.dyn_inst is obj and getattr(ncls, "dyn_inst", None) is node,
+            obj in set(node.allInstances()) and not hasattr(ncls, "listeners"),
+            mate.name == "n" and mate.eGet(name) == "n" and mate.friend is obj and obj.back is mate,
+            third.back is mate and type(mate.__dict__["name"]) is holder_class(name),
+        ]
+        child.delete()
+        checks.append(not obj.kids and child.eContainer() is None)
+        return all(checks)
+    except Exception:  # any surprise: PyEcore's own constructor and holders
+        return False
+
+
+LIGHT = RAW and _light_probe()
+
+
 # ---- reading values -------------------------------------------------------------------
 
 
@@ -66,7 +251,7 @@ def single(obj: EObject, f: Any) -> Any:
     if f not in obj._isset:
         return None
     holder = obj.__dict__.get(f._name)
-    if type(holder) is EValue:
+    if isinstance(holder, HOLDERS):
         return holder._value
     return obj.eGet(f)
 
@@ -76,7 +261,7 @@ def value(obj: EObject, f: Any) -> Any:
     holder = obj.__dict__.get(f._name)
     if holder is None:
         return None if not isinstance(f, EAttribute) else obj.eGet(f)
-    if type(holder) is EValue:
+    if isinstance(holder, HOLDERS):
         return holder._value
     return obj.eGet(f)
 
@@ -104,6 +289,9 @@ def new_object(eclass: Any) -> EObject:
 def holder(obj: EObject, f: Any, value: Any, is_ref: bool = False, is_cont: bool = False) -> EValue:
     """A new holder of a single-valued feature's value; only when `RAW`. The caller puts it
     into ``obj.__dict__[f._name]`` (where there was none) and adds `f` to ``obj._isset``."""
+    if LIGHT:
+        light: Any = light_holder(obj, f, value)  # EValue's methods, slotted
+        return light
     h: EValue = _new(EValue)
     h.owner = obj
     h.feature = f

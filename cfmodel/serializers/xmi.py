@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from pyecore.ecore import EAttribute, EObject
+from pyecore.innerutils import InternalSet
 from pyecore.resources import ResourceSet
 from pyecore.valuecontainer import EValue
 
@@ -493,11 +494,13 @@ _Handler = tuple[int, Any, datatypes.Codec | None]
 class _ReadPlan:
     """Per class: the handler of every feature name, and the generated `create` function."""
 
-    __slots__ = ("cls", "create", "eclass", "handlers", "name")
+    __slots__ = ("cls", "create", "eclass", "handlers", "light", "name")
 
     def __init__(self, eclass: Any) -> None:
         self.eclass = eclass
-        self.cls = eclass.python_class
+        light = fastpath.light_class(eclass) if fastpath.LIGHT and fastpath.RAW else None
+        self.light = light is not None
+        self.cls = light or eclass.python_class
         self.name = eclass.name
         self.handlers: dict[str, _Handler] = {}
         for f in model.all_features(eclass):
@@ -526,13 +529,14 @@ _READ_CODE = {
 }
 
 
-def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
+def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str, list[Any]]:
     """Python source of a function building one object of `plan`'s class from its XML
     attributes, and the values its closure needs (``L<k>``: features and literal readers).
 
     Only attribute and feature names appear in the text, as `repr` literals. They are
     dispatched by a binary search; single-valued attributes go straight into new `EValue`
-    holders when `raw` (see `fastpath`), else through `fastpath.set_attribute`; references
+    holders when `raw` (see `fastpath`), into per-feature light holders when `light` (the
+    object is then a light object, `plan.light`), else through `fastpath.set_attribute`; references
     and ids go into the reader's tables; anything else to ``other``.
     """
     branches: dict[str, list[str]] = {
@@ -547,14 +551,17 @@ def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
     for key, (kind, f, codec) in plan.handlers.items():
         k = len(free)
         if kind == _ATTR and codec is not None:
-            free += [f, codec.from_literal]
+            free += [f, codec.from_literal, fastpath.holder_class(f) if light else None]
             read = _READ_CODE.get(codec.name, "L(text)").replace("L(", f"L{k + 1}(")
             if read == "text":
                 lines = ["v = text"]
             else:
                 lines = ["try:", f"    v = {read}", "except (ValueError, InvalidOperation, OverflowError):",
                          f"    v = bad({k + 1}, {key!r}, text)"]
-            if raw:  # a new object: no holder yet (XML has no repeated attributes)
+            if light:  # a new object: no holder yet (XML has no repeated attributes)
+                lines += [f"h = new(L{k + 2})", "h.owner = obj", "h._value = v", f"d[{f._name!r}] = h",
+                          f"s[L{k}] = None"]
+            elif raw:
                 lines += ["h = new(EValue)", "h.owner = obj", f"h.feature = L{k}", "h.is_ref = False",
                           "h.is_cont = False", "h.generic_type = None", "h._value = v",
                           f"d[{f._name!r}] = h", f"s[L{k}] = None"]
@@ -564,14 +571,16 @@ def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
         elif kind == _REF and raw and not f.many and f.eOpposite is None:
             # A single one-way reference to an id already read is set at once (the value
             # the deferred pass would set, since ids are never redefined); other tokens wait.
-            free += [f, {}]
+            free += [f, {}, fastpath.holder_class(f) if light else None]
+            hold = ([f"    h = new(L{k + 2})", "    h.owner = obj", "    h._value = t"] if light else [
+                "    h = new(EValue)", "    h.owner = obj", f"    h.feature = L{k}", "    h.is_ref = True",
+                "    h.is_cont = False", "    h.generic_type = None", "    h._value = t"])
             branches[key] = [
                 "t = by_id.get(text)",
                 "if (t is not None and ' ' not in text and text[:1] != '/' and '#' not in text",
                 f"        and text.isprintable() and (L{k + 1}.get(type(t)) or conform(L{k + 1}, L{k}, t))",
                 f"        and {f._name!r} not in d):",
-                "    h = new(EValue)", "    h.owner = obj", f"    h.feature = L{k}", "    h.is_ref = True",
-                "    h.is_cont = False", "    h.generic_type = None", "    h._value = t",
+                *hold,
                 f"    d[{f._name!r}] = h", f"    s[L{k}] = None", f"    t._inverse_rels.add((obj, L{k}))",
                 "else:",
                 f"    pending((obj, L{k}, text, P.CurrentLineNumber))",
@@ -583,11 +592,17 @@ def _create_source(plan: _ReadPlan, raw: bool) -> tuple[str, list[Any]]:
     names = [f"L{k}" for k in range(len(free))]
     source = "\n".join([
         "def make(cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
-        f" other, conform, {', '.join(names)}):",
+        f" other, conform, InternalSet, register, {', '.join(names)}):",
         "    def create(attrs):",
-        "        obj = cls.__new__(cls)",
+        *([
+            "        obj = new(cls)",
+            "        s = obj._isset = InternalSet()",
+            "        register(obj)",
+        ] if light else [
+            "        obj = cls.__new__(cls)",
+            "        s = obj._isset",
+        ]),
         "        d = obj.__dict__",
-        "        s = obj._isset",
         "        for key, text in attrs.items():",
         *body,
         "        return obj",
@@ -734,7 +749,7 @@ class _Reader:
         _, obj, f, codec, chunks, line = frame
         value = datatypes.parse_literal(codec, "".join(chunks), f"{self.name}:{line}")
         if f.many:
-            obj.eGet(f).append(value)
+            fastpath.add_item(obj, f, fastpath.collection(obj, f), value)
         else:
             fastpath.set_attribute(obj, f, value)
 
@@ -744,7 +759,10 @@ class _Reader:
         if h is not None and h[0] == _MANY_ATTR:
             codec = h[2]
             where = f"{self.name}:{self.parser.CurrentLineNumber}: {plan.name}.{key}"
-            obj.eGet(h[1]).extend(datatypes.parse_literal(codec, t, where) for t in text.split())  # type: ignore[arg-type]
+            f = h[1]
+            coll = fastpath.collection(obj, f)
+            for t in text.split():
+                fastpath.add_item(obj, f, coll, datatypes.parse_literal(codec, t, where))  # type: ignore[arg-type]
         elif " " not in key:  # a namespaced attribute (xsi:type, xmi:version, ...) is ignored
             raise self.fail(f"class {plan.name} has no feature {key!r}")
 
@@ -788,7 +806,7 @@ class _Reader:
         if eclass.abstract:
             raise self.fail(f"class {eclass.name!r} is abstract")
         plan = _ReadPlan(eclass)
-        source, free = _create_source(plan, fastpath.RAW)
+        source, free = _create_source(plan, fastpath.RAW, plan.light)
 
         def bad(k: int, key: str, text: str) -> Any:  # free[k] is the feature's from_literal
             codec = plan.handlers[key][2]
@@ -802,7 +820,8 @@ class _Reader:
             source, f"<cfmodel.xmi create {plan.name}>", cls=plan.cls, new=object.__new__, EValue=EValue,
             set_attribute=fastpath.set_attribute, InvalidOperation=InvalidOperation, by_id=self.by_id,
             ids=self.ids, pending=self.pending.append, P=self.parser, duplicate=self.duplicate_id, bad=bad,
-            other=other, conform=_conform, **{f"L{k}": v for k, v in enumerate(free)})
+            other=other, conform=_conform, InternalSet=InternalSet, register=fastpath.register,
+            **{f"L{k}": v for k, v in enumerate(free)})
         self.by_class[id(eclass)] = plan
         return plan
 

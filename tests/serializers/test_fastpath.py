@@ -19,7 +19,6 @@ import pytest
 from ordered_set import OrderedSet
 from pyecore.ecore import EAttribute, EClass, EDouble, EInt, EObject, EPackage, EReference, EString
 from pyecore.resources import ResourceSet
-from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, ecore, fastpath, json, linking, model, validate, xmi
@@ -46,7 +45,7 @@ def internal_state(roots: list[EObject], ids: dict[EObject, str]) -> list[str]:
             holder = obj.__dict__.get(f._name)
             if holder is None:
                 continue
-            if isinstance(holder, EValue):
+            if isinstance(holder, fastpath.HOLDERS):
                 assert holder.owner is obj and holder.feature is f
                 assert holder.is_ref == (not isinstance(f, EAttribute))
                 assert holder.is_cont == bool(getattr(f, "containment", False))
@@ -367,3 +366,16 @@ def test_objects_frozen_by_the_caller_stay_frozen() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_read_objects_are_light_with_this_pyecore() -> None:
+    assert fastpath.LIGHT
+    pkg = infra_package()
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    doc = xmi.from_bytes(xmi.to_bytes(infra_model(pkg), xmi.XmiOptions(id_of=infra_ids)), rset)
+    web0 = doc.roots[0]
+    assert "listeners" not in vars(web0) and "_eternal_listener" not in vars(web0)
+    assert type(vars(web0)["name"]) is fastpath.holder_class(web0.eClass.findEStructuralFeature("name"))
+    assert web0.listeners == [] and "listeners" in vars(web0)  # made on first read, as PyEcore has it
+    assert web0.dyn_inst is web0 and web0.eClass.python_class.dyn_inst is web0.eClass
