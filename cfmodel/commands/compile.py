@@ -18,6 +18,7 @@ compiling, only when stderr is a terminal.
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import sys
 import time
@@ -84,8 +85,13 @@ def compile_from_args(args: argparse.Namespace) -> Any:
 
 
 def _done() -> int:
-    """The command is over and the process ends: skip the collector's last pass over the model."""
-    gc.freeze()
+    """The command is over: when the process ends, skip the collector's last pass over the model.
+
+    The freeze runs at exit (``atexit`` runs before the interpreter's final collection), so
+    a caller that runs the CLI in its own process (``cfmodel.cli.main``) keeps a working
+    collector until then."""
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
     return 0
 
 
