@@ -113,12 +113,69 @@ class _Itself:
         return self.eclass if obj is None else obj
 
 
+BATCH = "_cfmodel_inverse"  # a read object's key for its document's `InverseBatch`
+
+
+class InverseBatch(list[Any]):
+    """PyEcore's inverse-reference index entries a reader has not made yet: flat triples
+    ``target, owner, feature`` meaning ``(owner, feature) in target._inverse_rels``.
+
+    Every object of the document keeps the batch under `BATCH`; the first read of
+    ``_inverse_rels`` on any of them (PyEcore reads it before it changes, deletes or
+    checks a one-way reference) makes all the sets of the batch (`flush`). A reader adds
+    an entry only for a target without its own set yet, and sets it directly otherwise.
+    Saves a set and a tuple per referenced object (about 300 bytes) while nothing asks.
+    """
+
+    __slots__ = ()
+
+    def flush(self) -> None:
+        it = iter(self)
+        for target, owner, f in zip(it, it, it, strict=True):
+            d = target.__dict__
+            rels = d.get("_inverse_rels")
+            if rels is None:
+                rels = d["_inverse_rels"] = set()
+            rels.add((owner, f))
+        self.clear()
+
+
+class _InverseOnRead:
+    """``_inverse_rels`` of a light object: its document's pending entries made first
+    (`InverseBatch`), then the object's own set (empty when nothing refers to it)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError("_inverse_rels")
+        d = obj.__dict__
+        batch = d.get(BATCH)
+        if batch:
+            batch.flush()
+        rels = d.get("_inverse_rels")
+        if rels is None:
+            rels = d["_inverse_rels"] = set()
+        return rels
+
+
+def note_inverse_later(batch: InverseBatch, target: EObject, owner: EObject, f: Any) -> None:
+    """Add ``(owner, f)`` to `target`'s inverse index now, or to `batch` while it has none."""
+    rels = target.__dict__.get("_inverse_rels")
+    if rels is None:
+        batch += (target, owner, f)
+    else:
+        rels.add((owner, f))
+
+
 def light_class(eclass: Any) -> type | None:
     """The python class of `eclass`, given the class-level defaults; None if it cannot
     have them (a static class, or one defining those names itself)."""
     cls: type = eclass.python_class
     own = cls.__dict__
     if own.get(_PREPARED) is eclass:
+        if type(own.get("_inverse_rels")) is not _InverseOnRead:  # prepared by the compiler's
+            setattr(cls, "_inverse_rels", _InverseOnRead())  # noqa: B010 - also makes an empty set
         return cls
     if getattr(cls, "_staticEClass", True) or own.get("dyn_inst") is not eclass or any(
             name in own for name in (*_NONE_DEFAULTS, *_LAZY, "_isset")):
@@ -127,6 +184,7 @@ def light_class(eclass: Any) -> type | None:
         setattr(cls, name, None)
     for name, factory in _LAZY.items():
         setattr(cls, name, _CreatedOnRead(name, factory))
+    setattr(cls, "_inverse_rels", _InverseOnRead())  # noqa: B010 - see above
     setattr(cls, "dyn_inst", _Itself(eclass))  # noqa: B010 - replaces PyEcore's own class attribute
     setattr(cls, _PREPARED, eclass)
     return cls
@@ -182,6 +240,20 @@ def light_holder(obj: EObject, f: Any, value: Any) -> LightValue:
 register = EObject._instances.add
 
 
+def _registry_parts() -> tuple[Any, Any, list[Any], Any] | None:
+    """What ``EObject._instances.add`` (a `weakref.WeakSet`) does, as parts to inline:
+    (its set's ``add``, its removal callback, its pending removals, their commit)."""
+    weak = EObject._instances
+    parts = (getattr(getattr(weak, "data", None), "add", None), getattr(weak, "_remove", None),
+             getattr(weak, "_pending_removals", None), getattr(weak, "_commit_removals", None))
+    if None in parts or not isinstance(parts[2], list):
+        return None
+    return parts  # type: ignore[return-value]
+
+
+REGISTRY = _registry_parts()
+
+
 def light_new(cls: type) -> EObject:
     """A new, empty light object of a class `light_class` prepared."""
     obj: Any = _new(cls)
@@ -214,7 +286,13 @@ def _light_probe() -> bool:
         for o, f, v in ((mate, name, "m"), (mate, friend, third), (third, back, mate), (obj, peer, target)):
             o.__dict__[f._name] = light_holder(o, f, v)
             o._isset[f] = None
-        target._inverse_rels.add((obj, peer))
+        batch = InverseBatch()
+        for o in (obj, target, mate, third):
+            o.__dict__[BATCH] = batch
+        note_inverse_later(batch, target, obj, peer)  # made when PyEcore unsets obj.peer
+        note_inverse_later(batch, target, mate, peer)
+        if target.__dict__.get("_inverse_rels") is not None or len(batch) != 6:
+            return False
         seen: list[Any] = []
         EObserver(obj, notifyChanged=seen.append)
         obj.name = "x"
@@ -227,7 +305,8 @@ def _light_probe() -> bool:
         checks = [
             obj.name == "x" and obj.size == 0 and not obj.eIsSet(size) and obj.eIsSet(name),
             len(seen) == 4 and child.eContainer() is obj and child.eContainmentFeature() is kids,
-            not target._inverse_rels and obj._internal_id is None and child.eResource is resource,
+            target._inverse_rels == {(mate, peer)} and not batch and obj._internal_id is None,
+            child.eResource is resource,
             obj.dyn_inst is obj and getattr(ncls, "dyn_inst", None) is node,
             obj in set(node.allInstances()) and not hasattr(ncls, "listeners"),
             mate.name == "n" and mate.eGet(name) == "n" and mate.friend is obj and obj.back is mate,

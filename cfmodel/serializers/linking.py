@@ -94,10 +94,17 @@ class Linker:
     Cost: O(1) per reference (membership in non-unique opposite lists is tracked in sets).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, batch: fastpath.InverseBatch | None = None) -> None:
+        self.batch = batch  # the inverse index is made later for the objects of this batch
         self.paired: list[tuple[EObject, _Feature, EObject]] = []
         self.members: dict[tuple[int, int], set[int]] = {}
         self.features: dict[Any, _Feature] = {}
+
+    def note_inverse(self, target: EObject, owner: EObject, f: Any) -> None:
+        if self.batch is not None and target.__dict__.get(fastpath.BATCH) is self.batch:
+            fastpath.note_inverse_later(self.batch, target, owner, f)
+        else:
+            fastpath.note_inverse(target, owner, f)
 
     def set_references(self, obj: EObject, f: Any, targets: list[EObject]) -> EObject | None:
         """Set `obj.f` to `targets`; returns a target of the wrong type (nothing set) or None."""
@@ -115,7 +122,7 @@ class Linker:
             t = targets[0]  # the common case, inlined: a new holder, and the inverse index
             obj.__dict__[info.key] = fastpath.holder(obj, f, t, True)
             obj._isset[f] = None
-            t._inverse_rels.add((obj, f))
+            self.note_inverse(t, obj, f)
             return None
         opp = info.opp
         if info.containment:  # odd (EMF writes containment by nesting): PyEcore moves the targets
@@ -127,12 +134,12 @@ class Linker:
                 if not unique or t not in coll:
                     fastpath.add_item(obj, f, coll, t)
                     if opp is None:
-                        fastpath.note_inverse(t, obj, f)
+                        self.note_inverse(t, obj, f)
         elif targets:
             t = targets[-1]
             fastpath.set_reference(obj, f, t)
             if opp is None:
-                fastpath.note_inverse(t, obj, f)
+                self.note_inverse(t, obj, f)
         if opp is not None:
             self.paired.extend((obj, info, t) for t in targets)
         return None

@@ -38,6 +38,7 @@ model: ids, positions and opposite memberships are all looked up in tables.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import InvalidOperation
@@ -581,35 +582,60 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
                 f"        and text.isprintable() and (L{k + 1}.get(type(t)) or conform(L{k + 1}, L{k}, t))",
                 f"        and {f._name!r} not in d):",
                 *hold,
-                f"    d[{f._name!r}] = h", f"    s[L{k}] = None", f"    t._inverse_rels.add((obj, L{k}))",
+                f"    d[{f._name!r}] = h", f"    s[L{k}] = None",
+                # PyEcore's inverse index: made when first read (fastpath.InverseBatch)
+                "    r = t.__dict__.get('_inverse_rels')", "    if r is None:",
+                f"        defer((t, obj, L{k}))", "    else:", f"        r.add((obj, L{k}))",
                 "else:",
                 f"    pending((obj, L{k}, text, P.CurrentLineNumber))",
             ]
         elif kind in (_REF, _CONTAIN):  # a containment here is odd; PyEcore's API handles it
             free += [f, None]
             branches[key] = [f"pending((obj, L{k}, text, P.CurrentLineNumber))"]
-    body = _dispatch(sorted(branches), branches, 2)
+    if len(branches) <= _FEW_NAMES:
+        # Few names: each looked up once (the file's own order of the ids and values is
+        # kept: the id first, then features in plan order, as written); what is left
+        # over, if anything, goes to ``other`` in file order.
+        known = frozenset([*branches, _XSI_TYPE])
+        free.append(known)
+        body = ["        n = len(attrs)", "        if n:"]
+        for key in [_XMI_ID, *[k for k in branches if k != _XMI_ID], _XSI_TYPE]:
+            body += [f"            text = attrs.get({key!r})", "            if text is not None:",
+                     "                n -= 1"]
+            body += [f"                {line}" for line in branches.get(key, [])]
+        body += ["            if n:", "                for key, text in attrs.items():",
+                 f"                    if key not in L{len(free) - 1}:",
+                 "                        other(obj, key, text)"]
+    else:
+        body = ["        for key, text in attrs.items():", *_dispatch(sorted(branches), branches, 2)]
     names = [f"L{k}" for k in range(len(free))]
     source = "\n".join([
         "def make(cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
-        f" other, conform, InternalSet, register, {', '.join(names)}):",
+        " other, conform, InternalSet, register, registry_add, unregister, pending_removals,"
+        f" commit_removals, weak, batch, defer, {', '.join(names)}):",
         "    def create(attrs):",
         *([
             "        obj = new(cls)",
             "        s = obj._isset = InternalSet()",
-            "        register(obj)",
+            f"        obj.{fastpath.BATCH} = batch",
+            *(["        register(obj)"] if fastpath.REGISTRY is None else [
+                "        if pending_removals:",  # what WeakSet.add does, inlined
+                "            commit_removals()",
+                "        registry_add(weak(obj, unregister))"]),
         ] if light else [
             "        obj = cls.__new__(cls)",
             "        s = obj._isset",
         ]),
         "        d = obj.__dict__",
-        "        for key, text in attrs.items():",
         *body,
         "        return obj",
         "    return create",
         "",
     ])
     return source, free
+
+
+_FEW_NAMES = 16  # up to this many names on a class's elements, `create` looks each one up
 
 
 def _conform(known: dict[type, bool], f: Any, target: EObject) -> bool:
@@ -649,6 +675,7 @@ class _Reader:
         self.ids: dict[EObject, str] = {}
         self.by_id: dict[str, EObject] = {}
         self.pending: list[tuple[EObject, Any, str, int]] = []
+        self.batch = fastpath.InverseBatch()  # see fastpath.InverseBatch
         self.roots: list[EObject] = []
         self.stack: list[Any] = [(_DOC,)]
         self.prefixes: dict[str | None, list[str]] = {}
@@ -821,6 +848,9 @@ class _Reader:
             set_attribute=fastpath.set_attribute, InvalidOperation=InvalidOperation, by_id=self.by_id,
             ids=self.ids, pending=self.pending.append, P=self.parser, duplicate=self.duplicate_id, bad=bad,
             other=other, conform=_conform, InternalSet=InternalSet, register=fastpath.register,
+            **dict(zip(("registry_add", "unregister", "pending_removals", "commit_removals"),
+                       fastpath.REGISTRY or (None,) * 4, strict=True)), weak=weakref.ref, batch=self.batch,
+            defer=self.batch.extend,
             **{f"L{k}": v for k, v in enumerate(free)})
         self.by_class[id(eclass)] = plan
         return plan
@@ -829,7 +859,7 @@ class _Reader:
 
     def resolve_references(self) -> None:
         targets = linking.Targets(self.roots, self.by_id)
-        links = linking.Linker()
+        links = linking.Linker(self.batch)
         by_id = self.by_id
         for obj, f, text, line in self.pending:
             found = []

@@ -379,3 +379,40 @@ def test_read_objects_are_light_with_this_pyecore() -> None:
     assert type(vars(web0)["name"]) is fastpath.holder_class(web0.eClass.findEStructuralFeature("name"))
     assert web0.listeners == [] and "listeners" in vars(web0)  # made on first read, as PyEcore has it
     assert web0.dyn_inst is web0 and web0.eClass.python_class.dyn_inst is web0.eClass
+
+
+def _chain(n: int) -> tuple[EPackage, bytes]:
+    pkg = EPackage("chain", nsURI="http://cfmodel.example/chain", nsPrefix="chain")
+    node = EClass("Node")
+    node.eStructuralFeatures += [EAttribute("name", EString), EReference("next", node)]
+    pkg.eClassifiers.append(node)
+    roots: list[Any] = []
+    for i in range(n):
+        o = node(name=f"n{i}")
+        if roots:
+            o.next = roots[-1]
+        roots.append(o)
+    ids = {o: f"n{i}" for i, o in enumerate(roots)}
+    return pkg, xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+
+
+@pytest.mark.parametrize("first", ["delete", "set", "unset", "inverse"])
+def test_the_inverse_index_is_made_when_first_read(first: str) -> None:
+    pkg, data = _chain(4)
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    n0, n1, n2, n3 = xmi.from_bytes(data, rset).roots
+    nxt = n1.eClass.findEStructuralFeature("next")
+    assert not any("_inverse_rels" in vars(o) for o in (n0, n1, n2, n3))  # not made yet
+    if first == "delete":
+        n1.delete()  # PyEcore clears n2.next through n1's inverse index
+        assert n2.next is None and n1._inverse_rels == set()
+    elif first == "set":
+        n2.next = n0  # n1 loses n2, n0 gains it
+        assert n1._inverse_rels == set() and n0._inverse_rels == {(n1, nxt), (n2, nxt)}
+    elif first == "unset":
+        n3.next = None
+        assert n2._inverse_rels == set() and n1._inverse_rels == {(n2, nxt)}
+    else:
+        assert n3._inverse_rels == set() and n0._inverse_rels == {(n1, nxt)}
+    assert all("_inverse_rels" in vars(o) for o in (n0, n1, n2))  # all made at the first read
