@@ -26,7 +26,8 @@ class Fragments:
     def __init__(self, roots: list[EObject], ids: Mapping[EObject, str]) -> None:
         self.single = len(roots) == 1
         self.ids = ids
-        self.root_index = {id(r): i for i, r in enumerate(roots)}
+        self.roots = roots
+        self._root_index: dict[int, int] | None = None  # made when first needed
         self.cache: dict[int, str] = {}
         self.positions: dict[tuple[int, str], dict[int, int]] = {}
 
@@ -41,7 +42,11 @@ class Fragments:
     def position(self, obj: EObject) -> str:
         container = obj.eContainer()
         if not isinstance(container, EObject):
-            return "/" if self.single else f"/{self.root_index[id(obj)]}"
+            if self.single:
+                return "/"
+            if self._root_index is None:
+                self._root_index = {id(r): i for i, r in enumerate(self.roots)}
+            return f"/{self._root_index[id(obj)]}"
         base = self.position(container)
         f = obj.eContainmentFeature()
         step = f"@{f.name}"

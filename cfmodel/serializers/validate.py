@@ -357,6 +357,13 @@ def _check_object(obj: EObject, index: int, ids: Mapping[EObject, str], features
 
 
 def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
+    values = list(ids.values())
+    try:  # the common case at C speed: distinct ASCII identifiers (NCNames); else say what is wrong
+        if (len(set(values)) == len(values) and "".join(values).isascii()
+                and all(map(str.isidentifier, values))):
+            return
+    except TypeError:  # an id that is not a string
+        pass
     owner: dict[str, EObject] = {}
     for obj, ident in ids.items():
         # An ASCII identifier is an NCName: the regular expression only for the rest.

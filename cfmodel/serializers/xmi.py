@@ -268,6 +268,50 @@ _CHECKED_LITERAL = {
     "EBigInteger": "str(v) if type(v) is int else slow(Ck, Lk, v, True)",
     "EDate": "slow(Ck, Lk, v, False)",
 }
+# The fast path of a checked head: (valid and plainly written, the text) of a value ``V``.
+_FAST_LITERAL = {
+    "EString": ("type(V) is str and (V.isalnum() or plain(V) is None)", "V"),  # letters, digits: plain
+    **{n: ("type(V) is bool", "('true' if V else 'false')") for n in ("EBoolean", "EBooleanObject")},
+    **{n: ("type(V) is float and V - V == 0.0", "repr(V)")
+       for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")},
+    **{n: (f"type(V) is int and {-(2 ** (b - 1))} <= V < {2 ** (b - 1)}", "str(V)")
+       for n, b in (("EInt", 32), ("EIntegerObject", 32), ("ELong", 64), ("ELongObject", 64),
+                    ("EShort", 16), ("EShortObject", 16))},
+    "EBigInteger": ("type(V) is int", "str(V)"),
+}
+
+
+def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any]) -> list[str]:
+    """The common case of a checked head as one test and one join: the object has an id,
+    every written feature is set to a valid value written without escaping, every target
+    has an id (and lists the object back, for opposites). Only for classes whose every
+    persistent feature is written this way; anything else takes the general lines, which
+    write the same text. Uses the names `_compile_checked_head` defines (``Fa<k>``,
+    ``Fr<k>``, ``Or<k>``)."""
+    if others or any(many for *_, many in refs) or any(c.name not in _FAST_LITERAL for *_, c in attrs):
+        return []
+    tests = ["i is not None"]
+    tests += [f"Fa{k} in s" for k in range(len(attrs))] + [f"Fr{k} in s" for k in range(len(refs))]
+    values: list[str] = []
+    ok: list[str] = []
+    parts = ["start", "' xmi:id=\"'", "i", "'\"'"]
+    for k, (_, key, name, codec) in enumerate(attrs):
+        test, text = _FAST_LITERAL[codec.name]
+        values.append(f"        a{k} = d[{key!r}]._value")
+        ok.append(test.replace("V", f"a{k}"))
+        parts += [repr(f' {name}="'), text.replace("V", f"a{k}"), "'\"'"]
+    for k, (f, key, name, _) in enumerate(refs):
+        values.append(f"        r{k} = d[{key!r}]._value")
+        ok.append(f"id(r{k}) in inside and (x{k} := ids.get(r{k})) is not None")
+        if f.eOpposite is not None:
+            opp = f.eOpposite
+            ok.append(f"paired(r{k}, Or{k}, {bool(opp.many)}, {bool(opp.unique)}, obj)")
+        parts += [repr(f' {name}="'), f"x{k}", "'\"'"]
+    parts.append("end")
+    return ["    i = ids.get(obj)", f"    if {' and '.join(tests)}:", *values,
+            f"        if {' and '.join(ok)}:", f"            return ''.join(({', '.join(parts)}))"]
+
+
 # Characters that need escaping in an attribute, or that XML 1.0 cannot carry at all.
 _NOT_PLAIN = re.compile('[&<>"\n\r\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 
@@ -327,6 +371,7 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
             lines += ["    if v is not None:", "        x = ids.get(v)",
                       f"        p += ({pre!r}, x if x is not None else esc(names(v)), '\"')"]
     lines += ["    p.append(end)", "    return ''.join(p)"]
+    lines[3:3] = _fast_lines(attrs, refs, others)
     fixed = ["plain", "slow", "esc", "Doubt", "inside", "paired", "items", "illegal"]
     body = "\n".join(codegen.indent(lines, 1))
     source = f"def make({', '.join([*fixed, *free])}):\n{body}\n    return head\n"
@@ -578,8 +623,10 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
                 "    h.is_cont = False", "    h.generic_type = None", "    h._value = t"])
             branches[key] = [
                 "t = by_id.get(text)",
-                "if (t is not None and ' ' not in text and text[:1] != '/' and '#' not in text",
-                f"        and text.isprintable() and (L{k + 1}.get(type(t)) or conform(L{k + 1}, L{k}, t))",
+                # one token the deferred pass would look up by id (an identifier always is)
+                "if (t is not None and (text.isidentifier() or (' ' not in text and text[:1] != '/'",
+                "        and '#' not in text and text.isprintable()))",
+                f"        and (L{k + 1}.get(type(t)) or conform(L{k + 1}, L{k}, t))",
                 f"        and {f._name!r} not in d):",
                 *hold,
                 f"    d[{f._name!r}] = h", f"    s[L{k}] = None",

@@ -416,3 +416,32 @@ def test_the_inverse_index_is_made_when_first_read(first: str) -> None:
     else:
         assert n3._inverse_rels == set() and n0._inverse_rels == {(n1, nxt)}
     assert all("_inverse_rels" in vars(o) for o in (n0, n1, n2))  # all made at the first read
+
+
+def test_the_fast_head_writes_what_the_general_lines_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = EPackage("fast", nsURI="http://cfmodel.example/fast", nsPrefix="fast")
+    node = EClass("Node")
+    node.eStructuralFeatures += [EAttribute("name", EString), EAttribute("size", EInt),
+                                 EAttribute("weight", EDouble), EReference("next", node)]
+    pkg.eClassifiers.append(node)
+    names = ["plain", "a b", "x&y", "quo\"te", "tab\t", "ünï", ""]
+    values: list[Any] = [0, -5, 2**31 - 1, 7]
+    weights = [0.5, 1e16, float("inf"), float("nan"), -0.0]
+    roots: list[Any] = []
+    for i in range(30):
+        o = node(name=names[i % len(names)], size=values[i % len(values)], weight=weights[i % len(weights)])
+        if roots and i % 4:
+            o.next = roots[(i * 7) % len(roots)]
+        roots.append(o)
+    ids = {o: f"n{i}" for i, o in enumerate(roots) if i % 5}
+    fast_lines = xmi._fast_lines
+    assert fast_lines([], [(node.findEStructuralFeature("next"), "next", "next", False)], [])
+    fast = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert b'next="/' in fast and b'weight="NaN"' in fast  # positional targets and the other literals
+    monkeypatch.setattr(xmi, "_fast_lines", lambda *args: [])
+    assert xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get)) == fast
+    roots[3].size = 2**40  # out of EInt's range: refused by both
+    for lines in (lambda *args: [], fast_lines):
+        monkeypatch.setattr(xmi, "_fast_lines", lines)
+        with pytest.raises(CfSerializationError):
+            xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
