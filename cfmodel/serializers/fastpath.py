@@ -159,6 +159,38 @@ class _InverseOnRead:
         return rels
 
 
+class _IssetOnRead:
+    """``_isset`` of a light object: the features of its light holders, made into the
+    object's own set when first read (PyEcore reads it in ``eIsSet`` and adds to it when
+    it sets a value; nothing ever removes from it). A reader leaves it unmade: a light
+    holder is only ever made for a value that was set (PyEcore's own reads of unset
+    features make ``EValue`` holders, which do not count)."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError("_isset")
+        d = obj.__dict__
+        made = d.get("_isset")
+        if made is None:
+            made = d["_isset"] = InternalSet()
+            for h in list(d.values()):
+                if isinstance(h, LightValue):
+                    made[h.feature] = None
+        return made
+
+
+def sync_isset(obj: EObject) -> None:
+    """After light holders were put on `obj` without noting them in a ``_isset`` it
+    already has (made meanwhile): note them."""
+    made = obj.__dict__.get("_isset")
+    if made is not None:
+        for h in list(obj.__dict__.values()):
+            if isinstance(h, LightValue):
+                made[h.feature] = None
+
+
 def note_inverse_later(batch: InverseBatch, target: EObject, owner: EObject, f: Any) -> None:
     """Add ``(owner, f)`` to `target`'s inverse index now, or to `batch` while it has none."""
     rels = target.__dict__.get("_inverse_rels")
@@ -176,6 +208,8 @@ def light_class(eclass: Any) -> type | None:
     if own.get(_PREPARED) is eclass:
         if type(own.get("_inverse_rels")) is not _InverseOnRead:  # prepared by the compiler's
             setattr(cls, "_inverse_rels", _InverseOnRead())  # noqa: B010 - also makes an empty set
+        if "_isset" not in own:  # its objects have their own
+            setattr(cls, "_isset", _IssetOnRead())  # noqa: B010
         return cls
     if getattr(cls, "_staticEClass", True) or own.get("dyn_inst") is not eclass or any(
             name in own for name in (*_NONE_DEFAULTS, *_LAZY, "_isset")):
@@ -185,6 +219,7 @@ def light_class(eclass: Any) -> type | None:
     for name, factory in _LAZY.items():
         setattr(cls, name, _CreatedOnRead(name, factory))
     setattr(cls, "_inverse_rels", _InverseOnRead())  # noqa: B010 - see above
+    setattr(cls, "_isset", _IssetOnRead())  # noqa: B010
     setattr(cls, "dyn_inst", _Itself(eclass))  # noqa: B010 - replaces PyEcore's own class attribute
     setattr(cls, _PREPARED, eclass)
     return cls
@@ -255,9 +290,9 @@ REGISTRY = _registry_parts()
 
 
 def light_new(cls: type) -> EObject:
-    """A new, empty light object of a class `light_class` prepared."""
+    """A new, empty light object of a class `light_class` prepared (its ``_isset`` is
+    made when first read, from its light holders)."""
     obj: Any = _new(cls)
-    obj._isset = InternalSet()
     register(obj)
     return obj
 
@@ -284,8 +319,10 @@ def _light_probe() -> bool:
         obj, child, mate, third, target = (light_new(ncls), light_new(ncls), light_new(ncls),
                                            light_new(ncls), light_new(ocls))
         for o, f, v in ((mate, name, "m"), (mate, friend, third), (third, back, mate), (obj, peer, target)):
-            o.__dict__[f._name] = light_holder(o, f, v)
-            o._isset[f] = None
+            o.__dict__[f._name] = light_holder(o, f, v)  # _isset made when read
+        lazy_isset = "_isset" not in vars(mate) and mate.eIsSet(friend) and not mate.eIsSet(size)
+        third.size  # noqa: B018 - PyEcore makes an EValue holding the default: still unset
+        lazy_isset = lazy_isset and not third.eIsSet(size) and list(third._isset) == [back]
         batch = InverseBatch()
         for o in (obj, target, mate, third):
             o.__dict__[BATCH] = batch
@@ -303,6 +340,7 @@ def _light_probe() -> bool:
         resource = ResourceSet().create_resource(URI("probe.xmi"))
         resource.append(obj)
         checks = [
+            lazy_isset,
             obj.name == "x" and obj.size == 0 and not obj.eIsSet(size) and obj.eIsSet(name),
             len(seen) == 4 and child.eContainer() is obj and child.eContainmentFeature() is kids,
             target._inverse_rels == {(mate, peer)} and not batch and obj._internal_id is None,

@@ -605,8 +605,7 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
                 lines = ["try:", f"    v = {read}", "except (ValueError, InvalidOperation, OverflowError):",
                          f"    v = bad({k + 1}, {key!r}, text)"]
             if light:  # a new object: no holder yet (XML has no repeated attributes)
-                lines += [f"h = new(L{k + 2})", "h.owner = obj", "h._value = v", f"d[{f._name!r}] = h",
-                          f"s[L{k}] = None"]
+                lines += [f"h = new(L{k + 2})", "h.owner = obj", "h._value = v", f"d[{f._name!r}] = h"]
             elif raw:
                 lines += ["h = new(EValue)", "h.owner = obj", f"h.feature = L{k}", "h.is_ref = False",
                           "h.is_cont = False", "h.generic_type = None", "h._value = v",
@@ -629,7 +628,7 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
                 f"        and (L{k + 1}.get(type(t)) or conform(L{k + 1}, L{k}, t))",
                 f"        and {f._name!r} not in d):",
                 *hold,
-                f"    d[{f._name!r}] = h", f"    s[L{k}] = None",
+                f"    d[{f._name!r}] = h", *([] if light else [f"    s[L{k}] = None"]),
                 # PyEcore's inverse index: made when first read (fastpath.InverseBatch)
                 "    r = t.__dict__.get('_inverse_rels')", "    if r is None:",
                 f"        defer((t, obj, L{k}))", "    else:", f"        r.add((obj, L{k}))",
@@ -659,12 +658,11 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
     source = "\n".join([
         "def make(cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
         " other, conform, InternalSet, register, registry_add, unregister, pending_removals,"
-        f" commit_removals, weak, batch, defer, {', '.join(names)}):",
+        f" commit_removals, weak, batch, defer, sync_isset, {', '.join(names)}):",
         "    def create(attrs):",
         *([
             "        obj = new(cls)",
-            "        s = obj._isset = InternalSet()",
-            f"        obj.{fastpath.BATCH} = batch",
+            f"        obj.{fastpath.BATCH} = batch",  # _isset: made from the light holders when read
             *(["        register(obj)"] if fastpath.REGISTRY is None else [
                 "        if pending_removals:",  # what WeakSet.add does, inlined
                 "            commit_removals()",
@@ -675,6 +673,7 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
         ]),
         "        d = obj.__dict__",
         *body,
+        *(["        if '_isset' in d:", "            sync_isset(obj)"] if light else []),
         "        return obj",
         "    return create",
         "",
@@ -897,7 +896,7 @@ class _Reader:
             other=other, conform=_conform, InternalSet=InternalSet, register=fastpath.register,
             **dict(zip(("registry_add", "unregister", "pending_removals", "commit_removals"),
                        fastpath.REGISTRY or (None,) * 4, strict=True)), weak=weakref.ref, batch=self.batch,
-            defer=self.batch.extend,
+            defer=self.batch.extend, sync_isset=fastpath.sync_isset,
             **{f"L{k}": v for k, v in enumerate(free)})
         self.by_class[id(eclass)] = plan
         return plan

@@ -445,3 +445,27 @@ def test_the_fast_head_writes_what_the_general_lines_write(monkeypatch: pytest.M
         monkeypatch.setattr(xmi, "_fast_lines", lines)
         with pytest.raises(CfSerializationError):
             xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+
+
+@pytest.mark.parametrize("few", [16, 0], ids=["lookups", "dispatch"])
+def test_isset_of_read_objects_is_made_from_their_holders(few: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(xmi, "_FEW_NAMES", few)
+    pkg = EPackage("lazy", nsURI="http://cfmodel.example/lazy", nsPrefix="lazy")
+    node = EClass("Node")
+    tags = EAttribute("tags", EString, upper=-1)
+    node.eStructuralFeatures += [EAttribute("name", EString), EAttribute("size", EInt), tags,
+                                 EReference("next", node)]
+    pkg.eClassifiers.append(node)
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
+            ' xmlns:lazy="http://cfmodel.example/lazy">\n  <lazy:Node xmi:id="a" tags="t u" name="x"/>\n'
+            '  <lazy:Node xmi:id="b" next="a" size="3"/>\n</xmi:XMI>\n')
+    a, b = xmi.from_bytes(text.encode(), rset).roots
+    f = {x.name: x for x in a.eClass.eStructuralFeatures}
+    assert "_isset" in vars(a) and "_isset" not in vars(b)  # a's made while reading (tags)
+    assert b.size == 3 and b.name is None and b.tags == []  # reads of unset features make holders
+    assert sorted(x.name for x in b._isset) == ["next", "size"] and not b.eIsSet(f["name"])
+    assert sorted(x.name for x in a._isset) == ["name", "tags"] and list(a.tags) == ["t", "u"]
+    b.name = "y"
+    assert b.eIsSet(f["name"]) and sorted(x.name for x in b._isset) == ["name", "next", "size"]
