@@ -95,10 +95,15 @@ def attach(rset: ResourceSet | None, source: Path | str, roots: list[EObject]) -
     rs = rset if rset is not None else ResourceSet()
     resource = rs.create_resource(URI(str(source)))
     contents = resource.contents
+    itself: dict[type, bool] = {}  # does the class give its objects themselves as dyn_inst?
     for root in roots:
-        if root._container is None and root.dyn_inst is root:  # what `append` does then
+        cls = type(root)
+        plain = itself.get(cls)
+        if plain is None:
+            plain = itself[cls] = type(cls.__dict__.get("dyn_inst")).__name__ == "_Itself"
+        if root._container is None and (plain or root.dyn_inst is root):  # what `append` does then
             contents.append(root)
-            root._eresource = resource
+            root.__dict__["_eresource"] = resource
         else:
             resource.append(root)
     return resource
