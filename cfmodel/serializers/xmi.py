@@ -309,7 +309,7 @@ def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any])
         parts += [repr(f' {name}="'), f"x{k}", "'\"'"]
     parts.append("end")
     return ["    i = ids.get(obj)", f"    if {' and '.join(tests)}:", *values,
-            f"        if {' and '.join(ok)}:", f"            return ''.join(({', '.join(parts)}))"]
+            f"        if {' and '.join(ok) or 'True'}:",  # a class with no written features f"            return ''.join(({', '.join(parts)}))"]
 
 
 # Characters that need escaping in an attribute, or that XML 1.0 cannot carry at all.
