@@ -37,6 +37,7 @@ model: ids, positions and opposite memberships are all looked up in tables.
 
 from __future__ import annotations
 
+import itertools
 import re
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -133,8 +134,8 @@ class _ClassPlan:
     checked in detail (``detail``: abstract, or with iD attributes) or no checks were asked.
     """
 
-    __slots__ = ("attrs", "checked_head", "contained", "detail", "head", "leaf", "many_attrs", "refs",
-                 "type_name", "typed")
+    __slots__ = ("attrs", "checked_head", "checked_run", "contained", "detail", "head", "leaf", "many_attrs",
+                 "refs", "type_name", "typed")
 
     def __init__(self, eclass: Any, prefix: str, checks: _Checks | None = None) -> None:
         self.type_name = f"{prefix}:{eclass.name}"
@@ -151,11 +152,12 @@ class _ClassPlan:
         self.leaf = not self.many_attrs and not self.contained  # always an empty element
         self.head = _compile_head(self.attrs, self.refs)
         self.checked_head: _HeadFunction | None = None
+        self.checked_run: _RunFunction | None = None  # checked heads of a run of leaf roots
         self.detail = checks is not None and validate.needs_detail(eclass, checks.features)
         if checks is not None and not self.detail:
             written = {id(a[0]) for a in self.attrs} | {id(r[0]) for r in self.refs}
             others = [f for f in feats if id(f) not in written]
-            self.checked_head = _compile_checked_head(self.attrs, self.refs, others, checks)
+            self.checked_head, self.checked_run = _compile_checked_head(self.attrs, self.refs, others, checks)
 
     def slow_head(self, obj: EObject, ids: Mapping[EObject, str], names: Callable[[EObject], str]) -> str:
         parts = []
@@ -281,13 +283,14 @@ _FAST_LITERAL = {
 }
 
 
-def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any]) -> list[str]:
+def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
+                emit: str = "return {}") -> list[str]:
     """The common case of a checked head as one test and one join: the object has an id,
     every written feature is set to a valid value written without escaping, every target
     has an id (and lists the object back, for opposites). Only for classes whose every
     persistent feature is written this way; anything else takes the general lines, which
     write the same text. Uses the names `_compile_checked_head` defines (``Fa<k>``,
-    ``Fr<k>``, ``Or<k>``)."""
+    ``Fr<k>``, ``Or<k>``); `emit` is the statement that takes the text (``{}``)."""
     if others or any(many for *_, many in refs) or any(c.name not in _FAST_LITERAL for *_, c in attrs):
         return []
     tests = ["i is not None"]
@@ -309,7 +312,8 @@ def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any])
         parts += [repr(f' {name}="'), f"x{k}", "'\"'"]
     parts.append("end")
     return ["    i = ids.get(obj)", f"    if {' and '.join(tests)}:", *values,
-            f"        if {' and '.join(ok) or 'True'}:", f"            return ''.join(({', '.join(parts)}))"]
+            f"        if {' and '.join(ok) or 'True'}:",
+            *codegen.indent(emit.format(f"''.join(({', '.join(parts)}))").split("\n"), 3)]
 
 
 # Characters that need escaping in an attribute, or that XML 1.0 cannot carry at all.
@@ -337,8 +341,13 @@ class _Checks:
     features: model.FeatureCache
 
 
+# run(objects, append, ids, names, start, end): appends each object's start + head + end
+_RunFunction = Callable[
+    [Any, Callable[[str], None], Mapping[EObject, str], Callable[[EObject], str], str, str], None]
+
+
 def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
-                          checks: _Checks) -> _HeadFunction:
+                          checks: _Checks) -> tuple[_HeadFunction, _RunFunction | None]:
     """`head` with `validate.feature_check` for every persistent feature: written ones where
     they are written (their value read once), the others (many-valued attributes,
     containments, container references) in between."""
@@ -371,11 +380,19 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
             lines += ["    if v is not None:", "        x = ids.get(v)",
                       f"        p += ({pre!r}, x if x is not None else esc(names(v)), '\"')"]
     lines += ["    p.append(end)", "    return ''.join(p)"]
-    lines[3:3] = _fast_lines(attrs, refs, others)
+    fast = _fast_lines(attrs, refs, others)
+    lines[3:3] = fast
+    if fast:  # the same for a run of objects of the class (leaf roots), the rest through head
+        lines += ["def run(objs, append, ids, names, start, end):", "    for obj in objs:",
+                  "        d = obj.__dict__", "        s = obj._isset",
+                  *codegen.indent(_fast_lines(attrs, refs, others, "append({})\ncontinue"), 1),
+                  "        append(head(obj, ids, names, start, end))"]
+    else:
+        lines += ["run = None"]
     fixed = ["plain", "slow", "esc", "Doubt", "inside", "paired", "items", "illegal"]
     body = "\n".join(codegen.indent(lines, 1))
-    source = f"def make({', '.join([*fixed, *free])}):\n{body}\n    return head\n"
-    head: _HeadFunction = codegen.build(
+    source = f"def make({', '.join([*fixed, *free])}):\n{body}\n    return head, run\n"
+    head: tuple[_HeadFunction, _RunFunction | None] = codegen.build(
         source, "<cfmodel.xmi checked head>", plain=_NOT_PLAIN.search, slow=_checked_literal, esc=escape_attr,
         Doubt=_DoubtError,
         inside=checks.inside, paired=checks.pairs.paired, items=fastpath.items,
@@ -443,21 +460,30 @@ class _Writer:
             self.elements(out, [(root, plan(root).type_name, attrs_text(ns), 0)], checked)
             return "".join(out).encode("utf-8")
         out.append(f"<xmi:XMI{attrs_text(ns)}>\n")
-        append, elements, ids, names = out.append, self.elements, self.ids, self.names
-        for r in self.roots:
-            p = plans[type(r)]
-            if p.leaf:  # the common case, inlined: one line per root
-                start = f"  <{p.type_name}"
-                try:
-                    append((p.checked_head if checked else p.head)(r, ids, names, start, "/>\n"))  # type: ignore[misc]
-                except (AttributeError, KeyError, TypeError):
-                    if checked:
-                        raise
-                    append(f"{start}{p.slow_head(r, ids, names)}/>\n")
-            else:
-                elements(out, [(r, p.type_name, "", 1)], checked)
+        append, ids, names = out.append, self.ids, self.names
+        for cls, run in itertools.groupby(self.roots, type):
+            p = plans[cls]
+            if checked and p.leaf and p.checked_run is not None:
+                p.checked_run(run, append, ids, names, f"  <{p.type_name}", "/>\n")
+                continue
+            for r in run:
+                self.root(out, p, r, checked)
         out.append("</xmi:XMI>\n")
         return "".join(out).encode("utf-8")
+
+    def root(self, out: list[str], p: _ClassPlan, r: EObject, checked: bool) -> None:
+        """One of several roots."""
+        ids, names = self.ids, self.names
+        if p.leaf:  # the common case: one line
+            start = f"  <{p.type_name}"
+            try:
+                out.append((p.checked_head if checked else p.head)(r, ids, names, start, "/>\n"))  # type: ignore[misc]
+            except (AttributeError, KeyError, TypeError):
+                if checked:
+                    raise
+                out.append(f"{start}{p.slow_head(r, ids, names)}/>\n")
+        else:
+            self.elements(out, [(r, p.type_name, "", 1)], checked)
 
     def elements(self, out: list[str], top: list[tuple[EObject, str, str, int]], checked: bool) -> None:
         """Write objects and everything they contain; `top` holds (object, tag, head, depth)."""
