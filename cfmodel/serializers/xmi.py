@@ -435,7 +435,7 @@ class _Writer:
     def document(self, checked: bool = False) -> bytes | None:
         """The document's bytes; with `checked`, None as soon as a check fails (see `to_bytes`)."""
         if checked and self.checks is None:
-            self.checks = _Checks({id(o) for o in self.objects}, validate.Pairs(), self.cache)
+            self.checks = _Checks(set(map(id, self.objects)), validate.Pairs(), self.cache)
             self.plans.clear()
         plans, plan = self.plans, self.plan
         for obj in self.objects:  # fixes prefixes in document order before writing
