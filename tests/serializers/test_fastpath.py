@@ -469,3 +469,16 @@ def test_isset_of_read_objects_is_made_from_their_holders(few: int, monkeypatch:
     assert sorted(x.name for x in a._isset) == ["name", "tags"] and list(a.tags) == ["t", "u"]
     b.name = "y"
     assert b.eIsSet(f["name"]) and sorted(x.name for x in b._isset) == ["name", "next", "size"]
+
+
+def test_a_class_without_features_is_written_by_the_fast_head() -> None:
+    pkg = EPackage("bare", nsURI="http://cfmodel.example/bare", nsPrefix="bare")
+    empty = EClass("Empty")
+    pkg.eClassifiers.append(empty)
+    roots = [empty(), empty(), empty()]
+    ids = {roots[0]: "e0", roots[2]: "e2"}
+    data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert data.count(b"<bare:Empty") == 3 and b'xmi:id="e0"' in data and b'xmi:id="e2"' in data
+    rset = ResourceSet()
+    ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
+    assert len(xmi.from_bytes(data, rset).roots) == 3
