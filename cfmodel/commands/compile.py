@@ -108,7 +108,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
     _warnings(result)
     counts = result.counts()
     total = sum(counts.values())
-    print(f"{result.name}: ok — {total:,} instances of {len(counts)} entities ({seconds:.2f} s)")
+    instances = f"{total:,} instance{'' if total == 1 else 's'}"
+    entities = f"{len(counts)} entit{'y' if len(counts) == 1 else 'ies'}"
+    print(f"{result.name}: ok — {instances} of {entities} ({seconds:.2f} s)")
     width = max((len(name) for name in counts), default=0)
     for name, count in counts.items():
         print(f"  {name:<{width}}  {count:>8,}")

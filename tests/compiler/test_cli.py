@@ -51,7 +51,7 @@ def test_compile_prints_a_summary(tmp_path: Path) -> None:
     result = run("compile", cwd=root)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("demo: ok — 2 instances of 1 entities (")
+    assert lines[0].startswith("demo: ok — 2 instances of 1 entity (")
     assert lines[1:] == ["  __config__::Host         2"]
     assert result.stderr == ""  # no progress line when stderr is not a terminal
 
@@ -133,3 +133,10 @@ def test_environments_pick_the_main_file_and_bindings(tmp_path: Path) -> None:
     result = run("compile", str(example), "--fact", "fqdn=web1.example.com", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith("shop-production: ok — 4 instances of 2 entities (")
+
+
+def test_the_summary_counts_in_singular_and_plural(tmp_path: Path) -> None:
+    (tmp_path / "main.cf").write_text("entity A:\nend\nimplement A using std::none\nA()\n", encoding="utf-8")
+    one = run("compile", str(tmp_path), "--no-cache", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.splitlines()[0].startswith(f"{tmp_path.name}: ok — 1 instance of 1 entity (")

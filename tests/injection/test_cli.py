@@ -73,7 +73,7 @@ def test_a_fact_selects_a_category_of_bound_parameters(tmp_path: Path) -> None:
     project = write(tmp_path / "p", {"main.cf": MAIN, "site.bind": SITE, "bindings/default.bind": BINDINGS})
     done = run("compile", "p", "--fact", "role=db", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0].startswith("p: ok — 2 instances of 1 entities (")
+    assert done.stdout.splitlines()[0].startswith("p: ok — 2 instances of 1 entity (")
     assert run("json", "export", "p", "--fact", "role=db", "-o", "db.json", cwd=tmp_path).returncode == 0
     assert hosts(tmp_path / "db.json") == {"web1": ("64", "linux"), "db1": ("64", "bsd")}
     assert run("json", "export", "p", "--fact", "role=web", "-o", "web.json", cwd=tmp_path).returncode == 0
