@@ -69,7 +69,6 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from pyecore.ecore import (
-    EAttribute,
     EBoolean,
     EClass,
     EDouble,
@@ -82,6 +81,7 @@ from pyecore.ecore import (
 )
 
 from cfmodel.errors import Span
+from cfmodel.metamodel.builder import add_attribute, add_class, add_reference
 
 NS_URI = "http://cfmodel.org/bindings/1.0"
 NS_PREFIX = "bindings"
@@ -95,19 +95,11 @@ RebindKind = EEnum("RebindKind", literals=["rebind", "alias", "renamed"])
 
 
 def _eclass(name: str, supers: tuple[Any, ...] = (), abstract: bool = False) -> Any:
-    cls = EClass(name, superclass=supers, abstract=abstract)
-    PACKAGE.eClassifiers.append(cls)
-    return cls
+    return add_class(PACKAGE, name, supers, abstract)
 
 
-def _attr(cls: Any, name: str, etype: Any, many: bool = False, default: Any = None) -> None:
-    feature = EAttribute(name, etype, upper=-1 if many else 1, default_value=default)
-    cls.eStructuralFeatures.append(feature)
-
-
-def _ref(cls: Any, name: str, etype: Any, many: bool = False, containment: bool = True) -> None:
-    feature = EReference(name, etype, upper=-1 if many else 1, containment=containment)
-    cls.eStructuralFeatures.append(feature)
+_attr = add_attribute
+_ref = add_reference
 
 
 PACKAGE.eClassifiers.append(RebindKind)

@@ -49,9 +49,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyecore.ecore import EAttribute, EBoolean, EClass, EEnum, EInt, EPackage, EReference, EString
+from pyecore.ecore import EBoolean, EEnum, EInt, EPackage, EString
 
 from cfmodel.metamodel import bindings as bm
+from cfmodel.metamodel.builder import add_attribute, add_class, add_reference
 
 NS_URI = "http://cfmodel.org/environments/1.0"
 NS_PREFIX = "environments"
@@ -64,17 +65,11 @@ PACKAGE.eClassifiers.extend([EnvironmentKind, EnvironmentSource])
 
 
 def _eclass(name: str, supers: tuple[Any, ...] = (), abstract: bool = False) -> Any:
-    cls = EClass(name, superclass=supers, abstract=abstract)
-    PACKAGE.eClassifiers.append(cls)
-    return cls
+    return add_class(PACKAGE, name, supers, abstract)
 
 
-def _attr(cls: Any, name: str, etype: Any, many: bool = False, default: Any = None) -> None:
-    cls.eStructuralFeatures.append(EAttribute(name, etype, upper=-1 if many else 1, default_value=default))
-
-
-def _ref(cls: Any, name: str, etype: Any, many: bool = False, containment: bool = True) -> None:
-    cls.eStructuralFeatures.append(EReference(name, etype, upper=-1 if many else 1, containment=containment))
+_attr = add_attribute
+_ref = add_reference
 
 
 Expression = bm.Expression
