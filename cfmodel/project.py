@@ -107,7 +107,11 @@ class Namespace:
 
 @dataclass
 class Project:
-    """A loaded project: its settings and every namespace it needs."""
+    """A loaded project: its settings and every namespace it needs.
+
+    ``named``: whether ``project.yml`` gives the name (a string ``name:``); else ``name`` is
+    the directory's (a request names the project after its environment instead).
+    """
 
     root: Path
     name: str
@@ -115,21 +119,23 @@ class Project:
     module_path: list[Path]
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     modules: dict[str, ModuleInfo] = field(default_factory=dict)
+    named: bool = False
 
     @property
     def total_lines(self) -> int:
         return sum(n.lines for n in self.namespaces.values())
 
 
-def _read_project_settings(root: Path) -> tuple[str, list[Path]]:
+def _read_project_settings(root: Path) -> tuple[str, list[Path], bool]:
+    """The project's name, module path and whether the settings file gave the name."""
     for file_name in PROJECT_FILES:
         settings_file = root / file_name
         if settings_file.is_file():
             return _parse_project_settings(root, settings_file)
-    return root.resolve().name, [root / "libs"]
+    return root.resolve().name, [root / "libs"], False
 
 
-def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[Path]]:
+def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[Path], bool]:
     label = str(settings_file)
     try:
         settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
@@ -145,7 +151,7 @@ def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[
         paths = [paths]
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         raise CfLoadError("modulepath must be a path or a list of paths", file_span(label), "bad-project")
-    return str(name), [root / p for p in paths]
+    return str(name), [root / p for p in paths], isinstance(settings.get("name"), str)
 
 
 class _Loader:
@@ -273,8 +279,9 @@ def load_project(
         if main is None:
             raise CfLoadError(f"{root} is not a project: it has no main.cf", None, "load")
         raise CfLoadError(f"no such main file: {main_file}", None, "load")
-    name, settings_path = _read_project_settings(root)
-    project = Project(root, name, main_file, list(module_path) if module_path is not None else settings_path)
+    name, settings_path, named = _read_project_settings(root)
+    paths = list(module_path) if module_path is not None else settings_path
+    project = Project(root, name, main_file, paths, named=named)
     loader = _Loader(project, cache)
     loader.run()
     loader.diagnostics.raise_if_errors()

@@ -45,8 +45,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-import yaml
-
 from cfmodel.cache import ParseCache
 from cfmodel.errors import CfCompileError, CfLoadError, Diagnostic, Diagnostics, Severity, Span
 from cfmodel.grammars.bindings import ParsedBindings
@@ -573,21 +571,9 @@ def load_target(target: CompileTarget, cache: ParseCache | None = None) -> Proje
     if not target.main.is_file():
         raise CfLoadError(f"no such main file: {target.main}", None, "main-not-found")
     project = load_project(target.project_dir, cache, main=target.main, module_path=target.module_path)
-    project.name = _project_name(target)
+    if not project.named:  # project.yml gives no name: the project is named after its environment
+        project.name = target.environment
     return project
-
-
-def _project_name(target: CompileTarget) -> str:
-    for file_name in ("project.yml", "project.yaml"):
-        settings = target.project_dir / file_name
-        if settings.is_file():
-            try:
-                data = yaml.safe_load(settings.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError):
-                break
-            if isinstance(data, dict) and isinstance(data.get("name"), str):
-                return str(data["name"])
-    return target.environment
 
 
 __all__ = [

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 from cfmodel.errors import Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings, parse_str
 from cfmodel.metamodel import environments as em
@@ -114,6 +116,34 @@ def test_load_target_uses_the_main_file_and_module_path(project: Project) -> Non
     assert loaded.main == project.root / "e" / "site.cf"
     assert sorted(loaded.namespaces) == ["__config__", "m", "std"]
     assert loaded.modules["m"].root == project.root / "shared" / "m"
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        (None, "production"),  # no project.yml: the environment's name
+        ("modulepath: libs\n", "production"),  # project.yml without a name
+        ("name: 42\n", "production"),  # a name that is not a string
+        ("", "production"),  # an empty project.yml
+        ("name: shop\n", "shop"),  # the file's name
+    ],
+)
+def test_load_target_names_the_project(project: Project, settings: str | None, expected: str) -> None:
+    if settings is not None:
+        project.write({"project.yml": settings})
+    loaded = load_target(project.run().target)
+    assert (loaded.name, loaded.named) == (expected, expected == "shop")
+
+
+def test_load_target_names_a_project_after_its_selected_environment(project: Project) -> None:
+    _example(project)
+    staging = project.run({"fqdn": "stage1"}).target
+    assert (load_target(staging).name, load_target(project.run({"fqdn": "web1"}).target).name) == (
+        "staging",
+        "production",
+    )
+    project.write({"stage/project.yml": "name: shop\n"})
+    assert load_target(staging).name == "shop"
 
 
 def test_warnings_and_notices_of_the_file(project: Project) -> None:
