@@ -388,11 +388,16 @@ class _Builder:
             return self._made(self.m.TypeRef(name="Class", title=_get(node, "cls")), node)
         features: dict[str, Any] = {"name": _get(node, "name")}
         args = []
+        titles = []
         for arg in _get_list(node, "args"):
             if _kind(arg) == "TypeTitle":
-                features["title"] = _title(_get(arg, "title"))
+                titles.append(_title(_get(arg, "title")))
             else:
                 args.append(self.type_ref(arg))
+        if len(titles) == 1:
+            features["title"] = titles[0]
+        elif titles:  # a key of several values (``Host['web', 'example.com']``)
+            features["titles"] = titles
         return self._made(self.m.TypeRef(**features, args=args), node)
 
     def producer(self, node: Any) -> ModelObject | None:

@@ -24,7 +24,8 @@ Classes (every feature listed):
 * ``ParameterMapBinding`` ``source``/``target`` types and ``map`` (a ``HashLiteral``).
 * ``VariablesBinding`` ``type`` (optional), ``producer`` (a hash, or names when abstract).
 * ``TypeRef`` ``name`` (``Integer``, ``Class``, ``Web``), ``args`` (type arguments), ``title``
-  (instance title: ``Web[one]``, ``class ntp``).
+  (instance title: ``Web[one]``, ``class ntp``), ``titles`` (a key of several values, in
+  order: ``Host['web', 'example.com']``; ``title`` is unset then).
 * ``Producer`` (abstract): ``ConstantProducer`` (``value``), ``TypeProducer`` (``type``: the
   reference itself is the value), ``CustomProducer`` (``producer 'name'`` or ``producer Type[X]``:
   ``name`` or ``type``).
@@ -150,6 +151,7 @@ TypeRef = _eclass("TypeRef")
 _attr(TypeRef, "name", EString)
 _ref(TypeRef, "args", TypeRef, many=True)
 _attr(TypeRef, "title", EString)
+_attr(TypeRef, "titles", EString, many=True)
 Key = _eclass("Key")
 _ref(Key, "type", TypeRef)
 _attr(Key, "name", EString, default="")

@@ -454,3 +454,37 @@ def test_models_built_in_code_compose_as_parsed_ones() -> None:
         renders.append((caught.value.render(), entries, prepared.conditions, prepared.size))
     assert renders[0] == renders[1]
     assert 'unknown category "rack"' in renders[0][0] and "[invalid-binding]" in renders[0][0]
+
+
+@pytest.mark.parametrize(
+    ("text", "titles", "shown"),
+    [
+        ("Web[one]", ("one",), "Web[one]"),
+        ("Host['a,b']", ("a,b",), "Host['a,b']"),
+        ("Host['a', 'b']", ("a", "b"), "Host[a, b]"),
+        ("Host[ a ,b ]", ("a", "b"), "Host[a, b]"),
+        ("Host['x]']", ("x]",), "Host['x]']"),
+        ("Host[\"it's\"]", ("it's",), "Host['it\\'s']"),
+        ("Host['it\\'s', \"\\\"q\\\"\"]", ("it's", '"q"'), "Host['it\\'s', '\"q\"']"),
+        ("Host['Äpfel', 53, true]", ("Äpfel", "53", "true"), "Host[Äpfel, 53, true]"),
+        ("Host['A b', '']", ("A b", ""), "Host['A b', '']"),
+        ("Host['Web', web]", ("Web", "web"), "Host['Web', web]"),  # Host[Web] has a type argument
+        ("Array[String]", (), "Array[String]"),
+        ("class ntp", ("ntp",), "Class[ntp]"),
+    ],
+)
+def test_type_references_with_titles(text: str, titles: tuple[str, ...], shown: str) -> None:
+    from cfmodel.transforms.compose.values import decode_target, encode_target
+
+    spec = parse_type(text)
+    assert (spec.titles, str(spec)) == (titles, shown)
+    assert parse_type(shown) == spec  # what is shown reads back
+    if not spec.args:  # a parameter target: its name and key read back from the injector's name
+        assert decode_target(encode_target(spec)) == (spec.name, titles)
+
+
+def test_type_references_that_cannot_be_read() -> None:
+    for text in ("Host['a'", "Host[a b]", "Host['a' 'b']", "Host[]x", "[a]"):
+        with pytest.raises(CfEvaluationError) as caught:
+            parse_type(text)
+        assert caught.value.render() == f"error: cannot read the type {text!r}  [type-syntax]"

@@ -35,6 +35,7 @@ EFFECTIVE = """bindings default {
   bind alias "the meaning of life" as "love"
   include [ntp, apache]
   bind parameters Web[one] to Sql[one] { map => { dbuser => user } }
+  bind parameters Host['web', 'a,b'] to Sql["it's", 53]
   bind variables to { dc => 'ams' }
   bind String, "uuid" to producer "uuid"
 }"""
@@ -77,6 +78,8 @@ def test_effective_model_holds_every_key_with_its_value_and_origin() -> None:
     uuid = by_name[("Data", "uuid")]
     assert uuid.lazy and uuid.value is None
     assert bm.class_name(by_name[("ParameterSource", "/params/Web%5Bone%5D/Sql")].value) == "TypeLiteral"
+    keyed = by_name[("ParameterSource", "/params/Host%5Bweb,a%2Cb%5D/Sql")].value.type
+    assert (keyed.name, keyed.title, list(keyed.titles)) == ("Sql", None, ["it's", "53"])
 
 
 @pytest.mark.parametrize("suffix", [".xmi", ".json"])

@@ -27,6 +27,7 @@ bindings windows::default {
   exclude [a, b::c]
   bind parameters ntp to { autoupdate => false }
   bind parameters Web[one] to optional Sql['one'] { map => { dbuser => user } }
+  bind parameters Host['web', 'a,b'] to Sql["it's", 53]
   bind map Web to Sql { a => b }
   bind variables Integer to { a => 10 }
   bind abstract variables to ['must_be_set']
@@ -73,7 +74,7 @@ def test_every_construct_parses_into_the_metamodel() -> None:
         ["Binding"] * 6
         + ["CategorizedBindings", "Multibinding", "Binding", "Binding", "Rebinding", "Rebinding", "Rebinding"]
         + ["ClassesBinding"] * 2
-        + ["ParametersBinding"] * 2
+        + ["ParametersBinding"] * 3
         + ["ParameterMapBinding", "VariablesBinding", "VariablesBinding"]
         + ["Binding"] * 3
     )
@@ -304,6 +305,23 @@ def test_namespaced_entity_types_and_instances() -> None:
     targets = [(e.target.name, e.target.title) for e in elements if bm.class_name(e) == "ParametersBinding"]
     assert targets == [("std::Host", None), ("my::mod::Web", "w 1"), ("Class", "apache::server")]
     assert (elements[2].key.type.name, elements[2].producer.type.title) == ("std::Host", "web1")
+
+
+def test_instance_titles_one_or_several() -> None:
+    text = """bindings a {
+  bind parameters Host['a,b'] to Db['x]']
+  bind parameters Host['web', "it's", 53, bare] to Db['"q"', 'Äpfel']
+  bind parameters Host[Web] to { a => 1 }
+}"""
+    elements = parse_str(text, "a.bind").named_bindings[0].elements
+    refs = [ref for e in elements for ref in (e.target, getattr(e.producer, "type", None)) if ref is not None]
+    assert [(r.name, r.title, list(r.titles), [a.name for a in r.args]) for r in refs] == [
+        ("Host", "a,b", [], []),
+        ("Db", "x]", [], []),
+        ("Host", None, ["web", "it's", "53", "bare"], []),
+        ("Db", None, ['"q"', "Äpfel"], []),
+        ("Host", None, [], ["Web"]),  # a capital name is a type argument, not a title
+    ]
 
 
 def test_operators_bind_as_usual() -> None:

@@ -177,3 +177,85 @@ def test_std_inject_through_the_compiler(tmp_path: Path) -> None:
     )
     result = compile_project(tmp_path, injector=create_injector(tmp_path, {}))
     assert result.dump() == '#0 __config__::Box\n  label = "[80, 443]-fallback"\n  size = 42\n'
+
+
+# ---------------------------------------------------------------------- Entity[key]: keys as values
+
+KEYED = """bindings default {
+  bind parameters std::Host['a,b'] to { ram => 1 }
+  bind parameters std::Host['a', 'b'] to { ram => 2 }
+  bind parameters std::Host['x]'] to { ram => 3 }
+  bind parameters std::Host["it's"] to { ram => 4 }
+  bind parameters std::Host['"q"'] to { ram => 5 }
+  bind parameters std::Host['web', 'example.com'] to { ram => 6, os => 'bsd' }
+  bind parameters std::Host[web] to { ram => 7, os => 'linux', name => 'w' }
+  bind parameters std::Host['a, b'] to { ram => 8 }
+  bind parameters std::Host['Äpfel', 53] to { ram => 9 }
+  bind parameters std::Host['%2C', '/'] to { ram => 10 }
+}"""
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        (["a,b"], {"ram": 1}),  # one value with a comma
+        ([("a", "b")], {"ram": 2}),  # two values
+        (["a, b"], {"ram": 8}),
+        (["x]"], {"ram": 3}),
+        (["it's"], {"ram": 4}),
+        (['"q"'], {"ram": 5}),
+        ([("Äpfel", "53")], {"ram": 9}),
+        ([("%2C", "/")], {"ram": 10}),
+        ([("a,b",)], {"ram": 1}),  # a tuple of one title is that title
+        (["a", "b", ("b", "a"), ("a,b", ""), "'a,b'", "%2C", "Host[web]"], {}),  # no such key
+        ([("web", "example.com"), "web"], {"ram": 6, "os": "bsd", "name": "w"}),  # first key first
+        (["web", ("web", "example.com")], {"ram": 7, "os": "linux", "name": "w"}),  # in the order given
+        ([["web", "example.com"]], {"ram": 6, "os": "bsd"}),  # any sequence of titles
+    ],
+)
+def test_instance_keys_match_titles_one_for_one(
+    build: Build, keys: list[str | tuple[str, ...]], expected: dict[str, Value]
+) -> None:
+    assert build(KEYED).instance_parameters("std::Host", HOST, keys=keys) == expected
+
+
+def test_keyed_targets_by_text_and_their_injector_names(build: Build) -> None:
+    injector = build(KEYED)
+    assert injector.parameters("std::Host['a,b']") == {"ram": 1}
+    assert injector.parameters("std::Host['a', 'b']") == {"ram": 2}
+    assert injector.parameters("std::Host[a, b]") == {"ram": 2}
+    assert injector.parameters("std::Host[\"it's\"]") == {"ram": 4}
+    assert injector.parameters("std::Host['it\\'s']") == {"ram": 4}
+    assert injector.parameters("std::Host[web, 'example.com']") == {"ram": 6, "os": "bsd"}
+    assert injector.parameters("std::Host") == {}
+    assert [b.key.name for b in injector.effective()] == [
+        '/param/std::Host%5B"q"%5D/ram',
+        "/param/std::Host%5B%252C,%2F%5D/ram",
+        "/param/std::Host%5Ba%2C b%5D/ram",
+        "/param/std::Host%5Ba%2Cb%5D/ram",
+        "/param/std::Host%5Ba,b%5D/ram",
+        "/param/std::Host%5Bit's%5D/ram",
+        "/param/std::Host%5Bweb%5D/name",
+        "/param/std::Host%5Bweb%5D/os",
+        "/param/std::Host%5Bweb%5D/ram",
+        "/param/std::Host%5Bweb,example.com%5D/os",
+        "/param/std::Host%5Bweb,example.com%5D/ram",
+        "/param/std::Host%5Bx%5D%5D/ram",
+        "/param/std::Host%5BÄpfel,53%5D/ram",
+    ]
+
+
+def test_an_unknown_attribute_of_a_keyed_target(build: Build) -> None:
+    injector = build(KEYED)
+    with pytest.raises(CfEvaluationError) as unknown:
+        injector.instance_parameters("std::Host", ["name"], keys=[("web", "example.com")])
+    assert unknown.value.render() == (
+        'l0.bind:7:56: error: std::Host[web, example.com] has no attribute "ram" to bind '
+        '(bound by bindings default, layer "layer0", category common)  [unknown-parameter]'
+    )
+    with pytest.raises(CfEvaluationError) as quoted:
+        injector.instance_parameters("std::Host", ["name"], keys=["x]"])
+    assert quoted.value.render() == (
+        "l0.bind:4:40: error: std::Host['x]'] has no attribute \"ram\" to bind "
+        '(bound by bindings default, layer "layer0", category common)  [unknown-parameter]'
+    )

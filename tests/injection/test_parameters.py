@@ -289,3 +289,213 @@ end
         "without it (nothing seemed able to create it then)  [modified-after-freeze]\n"
         "main.cf:16:1: note: the constructor that needed it"
     )
+
+
+# ---------------------------------------------------------------------- keys of any text, of several values
+
+TITLED = """
+entity Host:
+    string name
+    int ram = 2
+end
+index Host(name)
+implement Host using std::none
+"""
+
+
+def test_keys_are_matched_as_values_whatever_their_text(project: Project) -> None:
+    main = TITLED + (
+        'Host(name="a,b")\nHost(name="x]")\nHost(name="[y")\nHost(name="it\'s")\nHost(name="\\"q\\"")\n'
+        'Host(name="Äpfel")\nHost(name="A b")\nHost(name=" pad ")\nHost(name="")\nHost(name="a")\n'
+        'Host(name="b")\n'
+    )
+    bindings = (
+        "bindings default {\n"
+        "  bind parameters Host['a,b'] to { ram => 1 }\n"
+        "  bind parameters Host['x]'] to { ram => 3 }\n"
+        "  bind parameters Host['[y'] to { ram => 4 }\n"
+        '  bind parameters Host["it\'s"] to { ram => 5 }\n'
+        "  bind parameters Host['\"q\"'] to { ram => 6 }\n"
+        "  bind parameters Host['Äpfel'] to { ram => 7 }\n"
+        "  bind parameters Host['A b'] to { ram => 8 }\n"
+        "  bind parameters Host[' pad '] to { ram => 9 }\n"
+        "  bind parameters Host[''] to { ram => 10 }\n"
+        "}\n"
+    )
+    shown = [line for line in compile_with(project, main, bindings).splitlines() if not line.startswith("#")]
+    assert shown == [
+        '  name = "a,b"', "  ram = 1",
+        '  name = "x]"', "  ram = 3",
+        '  name = "[y"', "  ram = 4",
+        '  name = "it\'s"', "  ram = 5",
+        '  name = "\\"q\\""', "  ram = 6",
+        '  name = "Äpfel"', "  ram = 7",
+        '  name = "A b"', "  ram = 8",
+        '  name = " pad "', "  ram = 9",
+        '  name = ""', "  ram = 10",
+        '  name = "a"', "  ram = 2",  # Host['a,b'] is one key, not Host['a'] and Host['b']
+        '  name = "b"', "  ram = 2",
+    ]  # fmt: skip
+
+
+DOMAINS = """
+entity Host:
+    string name
+    string domain
+    int ram = 2
+    string os = "linux"
+    string owner = "ops"
+end
+index Host(name)
+index Host(name, domain)
+implement Host using std::none
+"""
+
+
+def test_keys_of_several_attributes_in_the_indexs_order(project: Project) -> None:
+    main = DOMAINS.replace("index Host(name)\n", "") + (
+        'Host(name="web", domain="example.com")\nHost(name="web", domain="example.org")\n'
+        'Host(name="example.com", domain="web")\nHost(name="a,b", domain="c")\n'
+    )
+    bindings = (
+        "bindings default {\n"
+        "  bind parameters Host['web', 'example.com'] to { ram => 16 }\n"
+        "  bind parameters Host['a', 'b,c'] to { ram => 32 }\n"
+        "  bind parameters Host['a,b', 'c'] to { ram => 64 }\n"
+        "}\n"
+    )
+    assert compile_with(project, main, bindings) == (
+        '#0 __config__::Host\n  domain = "example.com"\n  name = "web"\n  os = "linux"\n  owner = "ops"\n  ram = 16\n'
+        '#1 __config__::Host\n  domain = "example.org"\n  name = "web"\n  os = "linux"\n  owner = "ops"\n  ram = 2\n'
+        '#2 __config__::Host\n  domain = "web"\n  name = "example.com"\n  os = "linux"\n  owner = "ops"\n  ram = 2\n'
+        '#3 __config__::Host\n  domain = "c"\n  name = "a,b"\n  os = "linux"\n  owner = "ops"\n  ram = 64\n'
+    )
+
+
+def test_numbers_and_booleans_in_a_key_of_several_attributes(project: Project) -> None:
+    main = """
+entity Port:
+    string proto
+    int number
+    bool open
+    string service = "?"
+end
+index Port(proto, number, open)
+implement Port using std::none
+Port(proto="udp", number=53, open=true)
+Port(proto="tcp", number=53, open=true)
+Port(proto="udp", number=53, open=false)
+"""
+    bindings = "bindings default {\n  bind parameters Port[udp, 53, true] to { service => 'dns' }\n}\n"
+    assert [line for line in compile_with(project, main, bindings).splitlines() if "service" in line] == [
+        '  service = "dns"',
+        '  service = "?"',
+        '  service = "?"',
+    ]
+
+
+def test_the_key_of_the_most_attributes_comes_first(project: Project) -> None:
+    """Per attribute: Host[name, domain], then Host[name], then Host (the first with a binding)."""
+    bindings = (
+        "bindings default {\n"
+        "  bind parameters Host to { ram => 1, os => 'entity', owner => 'entity' }\n"
+        "  bind parameters Host['web'] to { ram => 2, os => 'name' }\n"
+        "  bind parameters Host['web', 'example.com'] to { ram => 3 }\n"
+        "}\n"
+    )
+    main = DOMAINS + 'Host(name="web", domain="example.com")\nHost(name="web2", domain="example.com")\n'
+    assert compile_with(project, main, bindings) == (
+        '#0 __config__::Host\n  domain = "example.com"\n  name = "web"\n  os = "name"\n  owner = "entity"\n'
+        "  ram = 3\n"
+        '#1 __config__::Host\n  domain = "example.com"\n  name = "web2"\n  os = "entity"\n  owner = "entity"\n'
+        "  ram = 1\n"
+    )
+    # the same with the indexes declared the other way round
+    flipped = main.replace(
+        "index Host(name)\nindex Host(name, domain)\n", "index Host(name, domain)\nindex Host(name)\n"
+    )
+    assert compile_with(project, flipped, bindings).startswith(
+        '#0 __config__::Host\n  domain = "example.com"\n  name = "web"\n  os = "name"\n  owner = "entity"\n'
+        "  ram = 3\n"
+    )
+
+
+def test_keys_of_as_many_attributes_in_the_order_the_indexes_are_declared(project: Project) -> None:
+    main = """
+entity Host:
+    string name
+    string ip
+    int ram = 2
+end
+index Host(ip)
+index Host(name)
+implement Host using std::none
+Host(name="h1", ip="10.0.0.1")
+"""
+    bindings = (
+        "bindings default {\n"
+        "  bind parameters Host['h1'] to { ram => 1 }\n"
+        "  bind parameters Host['10.0.0.1'] to { ram => 8 }\n"
+        "}\n"
+    )
+    assert compile_with(project, main, bindings).endswith("  ram = 8\n")
+
+
+def test_unknown_attributes_and_keys_of_any_text(project: Project) -> None:
+    bindings = (
+        "bindings default {\n"
+        "  bind parameters Host['a,b'] to { size => 1 }\n"
+        "  bind parameters Host[\"it's\", 'x]'] to { colour => 'red' }\n"
+        "  bind parameters Host['web', 'example.com'] to { ram => 4, disk => 1 }\n"
+        "  bind parameters Host[a, b, c] to { ram => 1 }\n"
+        "  bind parameters Host[a, b, c] to Host[d]\n"
+        "}\n"
+    )
+    assert error_with(project, DOMAINS, bindings) == "\n".join(
+        [
+            "{dir}/bindings/default.bind:2:36: error: Host['a,b'] has no attribute \"size\" to bind (bound by "
+            'bindings default, layer "site", category common)  [unknown-parameter]',
+            "{dir}/bindings/default.bind:3:43: error: Host['it\\'s', 'x]'] has no attribute \"colour\" to bind "
+            '(bound by bindings default, layer "site", category common)  [unknown-parameter]',
+            '{dir}/bindings/default.bind:4:61: error: Host[web, example.com] has no attribute "disk" to bind '
+            '(bound by bindings default, layer "site", category common)  [unknown-parameter]',
+            "{dir}/bindings/default.bind:5:38: error: bind parameters Host[a, b, c]: Host has no index of 3 "
+            "attributes, so no instance has this key (its indexes: Host(name), Host(name, domain)) (bindings "
+            'default, layer "site", category common)  [unknown-key]',
+            "{dir}/bindings/default.bind:6:3: error: bind parameters Host[a, b, c]: Host has no index of 3 "
+            "attributes, so no instance has this key (its indexes: Host(name), Host(name, domain)) (bindings "
+            'default, layer "site", category common)  [unknown-key]',
+        ]
+    )
+
+
+def test_a_source_with_a_key_of_several_values(project: Project) -> None:
+    main = """
+entity Db:
+    string name
+    string site
+    int memory
+end
+index Db(name, site)
+entity Web:
+    string name
+    string site
+    int memory = 1
+end
+index Web(name, site)
+implement Db using std::none
+implement Web using std::none
+Web(name="one", site="a,b")
+Db(name="db", site="a,b", memory=m)
+m = 128
+"""
+    bindings = "bindings default {\n  bind parameters Web['one', 'a,b'] to Db[db, 'a,b']\n}\n"
+    assert compile_with(project, main, bindings) == (
+        '#0 __config__::Db\n  memory = 128\n  name = "db"\n  site = "a,b"\n'
+        '#1 __config__::Web\n  memory = 128\n  name = "one"\n  site = "a,b"\n'
+    )
+    missing = "bindings default {\n  bind parameters Web['one', 'a,b'] to Db[db, 'a']\n}\n"
+    assert error_with(project, main, missing) == (
+        "{dir}/bindings/default.bind:2:3: error: Db[db, a] is bound as the parameters of Web[one, 'a,b'], but "
+        "there is no Db[db, a]  [parameter-source-missing]"
+    )

@@ -28,7 +28,7 @@ from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
 from cfmodel.transforms.compose.categories import CategoryOrder, category_text
 from cfmodel.transforms.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.compose.options import LayerInput, NestingRule
-from cfmodel.transforms.compose.values import Key, TypeSpec, key_of
+from cfmodel.transforms.compose.values import Key, TypeSpec, encode_target, key_of
 
 
 @dataclass(slots=True, eq=False)
@@ -273,12 +273,12 @@ class _Flattener:
                     name = _name_text(entry.key)
                 except ExpressionError as err:
                     return self.problem(element, group, err.message, "expression-error", err.element)
-                key = Key("Data", f"/param/{encode(str(target))}/{name}")
+                key = Key("Data", f"/param/{encode_target(target)}/{name}")
                 made.append(self.template(element, key, "bind", entry, value_expr=entry.value, **flags))
             return Operation(group, tuple(made))
         source = type_spec(producer.type) if kind_of(producer) != "ConstantProducer" else None
         source_name = source.name if source is not None else "value"
-        key = Key("ParameterSource", f"/params/{encode(str(target))}/{source_name}")
+        key = Key("ParameterSource", f"/params/{encode_target(target)}/{source_name}")
         optional = element.optional
         made_one = self.template(element, key, "param-source", producer=producer, optional=optional, **flags)
         return Operation(group, (made_one,))
@@ -476,17 +476,13 @@ def _key_from(key: ModelObject) -> Key:
     return key_of(type_spec(key.type), str(key.name))
 
 
-def encode(name: str) -> str:
-    """Instance names inside injector names are URL-encoded (``/``, ``[``, ``]``, ``%``)."""
-    return name.replace("%", "%25").replace("/", "%2F").replace("[", "%5B").replace("]", "%5D")
-
-
 def type_spec(ref: ModelObject | None) -> TypeSpec | None:
     """The ``TypeSpec`` of a ``TypeRef`` model object (None stays None)."""
     if ref is None:
         return None
     args = tuple(t for t in (type_spec(a) for a in ref.args) if t is not None)
-    return TypeSpec(str(ref.name), args, ref.title)
+    titles = (str(ref.title),) if ref.title is not None else tuple(str(t) for t in ref.titles)
+    return TypeSpec(str(ref.name), args, titles)
 
 
 def option_value(element: ModelObject, name: str) -> ModelObject | None:

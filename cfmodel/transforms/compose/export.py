@@ -69,6 +69,8 @@ def type_ref(spec: TypeSpec) -> ModelObject:
     """A ``TypeSpec`` as a ``TypeRef`` model object."""
     ref = bm.TypeRef(name=spec.name)
     ref.args.extend(type_ref(a) for a in spec.args)
-    if spec.title is not None:
-        ref.title = spec.title
+    if len(spec.titles) == 1:
+        ref.title = spec.titles[0]
+    elif spec.titles:
+        ref.titles.extend(spec.titles)
     return ref

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cfmodel.errors import CfEvaluationError, Span
-from cfmodel.transforms.compose.entries import Entry, encode
+from cfmodel.transforms.compose.entries import Entry
 from cfmodel.transforms.compose.explain import Explanation, explain
 from cfmodel.transforms.compose.values import (
     MISSING,
@@ -35,9 +35,12 @@ from cfmodel.transforms.compose.values import (
     TypeValue,
     Value,
     conforms,
+    decode_target,
     describe,
     key_of,
     parse_type,
+    show,
+    show_target,
 )
 
 if TYPE_CHECKING:
@@ -46,6 +49,12 @@ if TYPE_CHECKING:
 
 #: Finds an instance bound as a parameter source (``Sql[one]``): its attributes, or None.
 InstanceLookup = Callable[[TypeValue], Mapping[str, Value] | None]
+#: A parameter target: an entity or class name and the values of an instance's key
+#: (``("std::Host", ("web1",))``; none for the entity itself; ``ntp`` is ``("Class", ("ntp",))``).
+Target = tuple[str, tuple[str, ...]]
+#: An instance's key as ``instance_parameters`` takes it: the title of a one-attribute index
+#: value (``'web1'``, ``'53'``), or the titles of a several-attribute index's values in order.
+InstanceKey = str | Sequence[str]
 
 #: ``.cf`` primitive types and the binding types they are.
 CF_TYPES = {
@@ -88,8 +97,9 @@ class Injector:
         self._values: dict[Key, Value] = {}
         self._lazy: dict[Key, Callable[[], Value]] = {}
         self._specs: dict[str, tuple[TypeSpec, bool]] = {}
-        self._params: dict[str, dict[str, Key]] = {}
-        self._sources: dict[str, list[ParameterSource]] = {}
+        self._params: dict[Target, dict[str, Key]] = {}
+        self._sources: dict[Target, list[ParameterSource]] = {}
+        self._entities: dict[str, str] = {}  # an entity as the caller writes it -> its name
         for key, resolved in composer.resolved.items():
             if resolved is None or key in erased:
                 continue
@@ -104,9 +114,9 @@ class Injector:
         name = key.name
         if name.startswith("/param/"):
             target, _, parameter = name[7:].rpartition("/")
-            self._params.setdefault(target, {})[parameter] = key
+            self._params.setdefault(decode_target(target), {})[parameter] = key
         elif name.startswith("/params/") and isinstance(value, ParameterSource):
-            self._sources.setdefault(value.target, []).append(value)
+            self._sources.setdefault(decode_target(value.target), []).append(value)
 
     # --- lookups ------------------------------------------------------------------------------
     def lookup(self, type_or_name: str, name: str | None = None, *, default: Value = MISSING) -> Value:
@@ -174,17 +184,17 @@ class Injector:
     # --- parameters ---------------------------------------------------------------------------
     def parameters(self, target: str) -> dict[str, Value]:
         """The literal parameter values bound for a class (``ntp``) or type/instance (``Web[one]``)."""
-        keys = self._params.get(_target_text(target), {})
+        keys = self._params.get(_target_of(target), {})
         return {name: self._values[key] for name, key in keys.items() if key in self._values}
 
     def parameter_sources(self, target: str) -> list[ParameterSource]:
         """Instances bound as parameter producers of ``target``, with the effective map."""
-        return [self._with_map(s) for s in self._sources.get(_target_text(target), [])]
+        return [self._with_map(s) for s in self._sources.get(_target_of(target), [])]
 
     def _with_map(self, source: ParameterSource) -> ParameterSource:
         if source.map is not None or not isinstance(source.source, TypeValue):
             return source
-        target_type = parse_type(_decode(source.target)).name
+        target_type = decode_target(source.target)[0]
         mapping = self._values.get(Key("ParameterMap", f"/map/{target_type}/{source.source.type.name}"))
         return ParameterSource(source.target, source.source, mapping, source.optional, source.span)
 
@@ -194,7 +204,7 @@ class Injector:
         attributes: Iterable[str],
         *,
         given: Iterable[str] = (),
-        keys: Sequence[str] = (),
+        keys: Sequence[InstanceKey] = (),
         instance: InstanceLookup | None = None,
     ) -> dict[str, Value]:
         """Values for the attributes of a new instance of ``entity`` that its constructor call left out.
@@ -204,8 +214,12 @@ class Injector:
             attributes: every attribute of the entity a constructor may set (bindings of other
                 names are errors).
             given: the attributes the constructor call gave (never injected).
-            keys: the instance's keys (``Entity[key]``; e.g. its index attribute values), most
-                specific first.
+            keys: the instance's keys, most specific first: each the title of a one-attribute
+                index's value (``'web1'``; numbers as written, ``'53'``; ``'true'``/``'false'``)
+                or a tuple of the titles of a several-attribute index's values in the index's
+                attribute order (``('web', 'example.com')``). A key matches ``Entity[...]``
+                bindings whose titles are the same strings, one for one (any string: commas,
+                brackets, quotes are values like any other).
             instance: finds an instance bound as a parameter source (``Sql[one]``).
 
         Returns:
@@ -220,27 +234,29 @@ class Injector:
         """
         known = list(attributes)
         skip = set(given)
-        targets = [f"{entity}[{key}]" for key in keys] + [entity]
+        name = self._entities.get(entity)
+        if name is None:
+            name = self._entities[entity] = _target_of(entity)[0]
+        targets = [(name, (key,) if isinstance(key, str) else tuple(key)) for key in keys] + [(name, ())]
         result: dict[str, Value] = {}
         for target in targets:
-            text = _target_text(target)
-            found = dict(self._literal_parameters(text, known))
-            for source in self.parameter_sources(target):
-                for name, value in self._from_source(source, known, instance).items():
-                    found.setdefault(name, value)
-            for name, value in found.items():
-                if name not in skip:
-                    result.setdefault(name, value)
+            found = dict(self._literal_parameters(target, known))
+            for source in self._sources.get(target, ()):
+                for attribute, value in self._from_source(self._with_map(source), known, instance).items():
+                    found.setdefault(attribute, value)
+            for attribute, value in found.items():
+                if attribute not in skip:
+                    result.setdefault(attribute, value)
         return result
 
-    def _literal_parameters(self, target: str, wanted: list[str]) -> dict[str, Value]:
+    def _literal_parameters(self, target: Target, wanted: list[str]) -> dict[str, Value]:
         keys = self._params.get(target, {})
         found: dict[str, Value] = {}
         for name, key in keys.items():
             if name not in wanted:
                 entry = self._entry_of(key)
                 by = entry.where() if entry is not None else "a binding"
-                message = f'{_decode(target)} has no attribute "{name}" to bind (bound by {by})'
+                message = f'{show_target(*target)} has no attribute "{name}" to bind (bound by {by})'
                 raise CfEvaluationError(message, entry.span if entry else None, "unknown-parameter")
             value = self._values.get(key)
             if value is not None:
@@ -250,7 +266,8 @@ class Injector:
     def _from_source(
         self, source: ParameterSource, wanted: list[str], instance: InstanceLookup | None
     ) -> dict[str, Value]:
-        target = _decode(source.target)
+        target_name, titles = decode_target(source.target)
+        target = show_target(target_name, titles)
         if not isinstance(source.source, TypeValue):
             values = source.source if isinstance(source.source, dict) else {}
         else:
@@ -265,9 +282,10 @@ class Injector:
             values = dict(found)
         mapping = dict(source.map) if source.map is not None else {n: n for n in wanted if n in values}
         if not mapping:
+            bound = source.source if isinstance(source.source, TypeValue) else show(source.source)
             message = (
-                f"the parameters of {target} are bound to {source.source}, but no attribute has the same "
-                f"name in both: bind a map (bind map {parse_type(target).name} to "
+                f"the parameters of {target} are bound to {bound}, but no attribute has the same "
+                f"name in both: bind a map (bind map {target_name} to "
                 f"{_type_name(source.source)} {{ ... }}) or give one ({{ map => {{ ... }} }})"
             )
             raise CfEvaluationError(message, source.span, "map-required")
@@ -343,19 +361,18 @@ def cf_type(text: str) -> tuple[TypeSpec, bool]:
     return parse_type(text), nullable
 
 
-def _target_text(target: str) -> str:
-    """The encoded form of a parameter target as keys hold it (``ntp`` is ``Class[ntp]``)."""
-    spec = parse_type(target) if _is_type(target) else TypeSpec("Class", (), target)
-    return encode(str(spec))
+def _target_of(text: str) -> Target:
+    """A parameter target written as in the bindings: ``ntp`` (a class), ``Web``, ``Web[one]``,
+    ``Host['web', 'example.com']``."""
+    if not _is_type(text) and not text.startswith("class "):
+        return ("Class", (text.strip(),))
+    spec = parse_type(text)
+    return (spec.name, spec.titles)
 
 
 def _is_type(target: str) -> bool:
-    last = target.partition("[")[0].rsplit("::", 1)[-1]
+    last = target.partition("[")[0].rsplit("::", 1)[-1].strip()
     return last[:1].isupper()
-
-
-def _decode(text: str) -> str:
-    return text.replace("%5B", "[").replace("%5D", "]").replace("%2F", "/").replace("%25", "%")
 
 
 def _type_name(value: Value) -> str:

@@ -56,14 +56,18 @@ class Key(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class TypeSpec:
-    """A type reference: ``Integer``, ``Array[String]``, ``Type[Logger]``, ``Web[one]``."""
+    """A type reference: ``Integer``, ``Array[String]``, ``Type[Logger]``, ``Web[one]``.
+
+    ``titles`` are the values of an instance's key as written (``Web[one]``: ``("one",)``;
+    ``Host['web', 'example.com']``: two), empty for a type; ``class ntp`` is ``Class[ntp]``.
+    """
 
     name: str
     args: tuple[TypeSpec, ...] = ()
-    title: str | None = None
+    titles: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        inner = [str(a) for a in self.args] + ([self.title] if self.title is not None else [])
+        inner = [str(a) for a in self.args] + [show_title(t) for t in self.titles]
         return f"{self.name}[{', '.join(inner)}]" if inner else self.name
 
     @property
@@ -108,38 +112,103 @@ def key_of(spec: TypeSpec | None, name: str) -> Key:
 
 
 def parse_type(text: str) -> TypeSpec:
-    """Parse a type written as in the language: ``Array[String]``, ``Type[X]``, ``class ntp``."""
-    spec, rest = _parse_type(text.strip())
+    """Parse a type written as in the language: ``Array[String]``, ``Type[X]``, ``class ntp``,
+    ``Web[one]``, ``Host['web', 'example.com']`` (titles quoted as strings or bare)."""
+    spec, rest = _parse_type(text.strip(), text)
     if rest.strip():
         raise CfEvaluationError(f"cannot read the type {text!r}", None, "type-syntax")
     return spec
 
 
-def _parse_type(text: str) -> tuple[TypeSpec, str]:
+_TYPE_NAME = re.compile(r"\s*([A-Za-z_:][\w:]*)\s*")
+_TITLE = re.compile(r"""\s*("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[^,\]\s'"]+)\s*""")
+
+
+def _parse_type(text: str, whole: str) -> tuple[TypeSpec, str]:
     if text.startswith("class "):
-        return TypeSpec("Class", (), text[6:].strip()), ""
-    match = re.match(r"\s*([A-Za-z_:][\w:]*)\s*", text)
+        return TypeSpec("Class", (), (text[6:].strip(),)), ""
+    match = _TYPE_NAME.match(text)
     if match is None:
-        raise CfEvaluationError(f"cannot read the type {text!r}", None, "type-syntax")
+        raise CfEvaluationError(f"cannot read the type {whole!r}", None, "type-syntax")
     name, rest = match.group(1), text[match.end() :]
     if not rest.startswith("["):
         return TypeSpec(name), rest
     args: list[TypeSpec] = []
-    title = None
+    titles: list[str] = []
     rest = rest[1:]
     while True:
-        if rest.lstrip()[:1].isupper():
-            arg, rest = _parse_type(rest.lstrip())
+        rest = rest.lstrip()
+        if "A" <= rest[:1] <= "Z":  # a type argument (``Array[String]``); else a title
+            arg, rest = _parse_type(rest, whole)
             args.append(arg)
         else:
-            word = re.match(r"\s*([^,\]]+)", rest)
-            title = word.group(1).strip().strip("'\"") if word else ""
-            rest = rest[word.end() :] if word else rest
+            word = _TITLE.match(rest)
+            if word is None:
+                raise CfEvaluationError(f"cannot read the type {whole!r}", None, "type-syntax")
+            titles.append(_unquoted(word.group(1)))
+            rest = rest[word.end() :]
         rest = rest.lstrip()
         if rest.startswith(","):
             rest = rest[1:]
             continue
-        return TypeSpec(name, tuple(args), title), rest[1:]
+        if not rest.startswith("]"):
+            raise CfEvaluationError(f"cannot read the type {whole!r}", None, "type-syntax")
+        return TypeSpec(name, tuple(args), tuple(titles)), rest[1:]
+
+
+def _unquoted(token: str) -> str:
+    if token[:1] not in ("'", '"'):
+        return token
+    return re.sub(r"\\(.)", lambda m: m.group(1), token[1:-1])
+
+
+#: A title shown without quotes (``web1``, ``example.com``): no space, comma, bracket, quote or
+#: backslash, and not the capital letter a type argument starts with (``'Web'``).
+_PLAIN_TITLE = re.compile(r"""(?![A-Z])[^\s,\[\]'"\\]+""")
+
+
+def show_title(title: str) -> str:
+    """A title as ``Entity[...]`` shows it: as is when plain (``web1``), else quoted (``'a,b'``)."""
+    return title if _PLAIN_TITLE.fullmatch(title) else show(title)
+
+
+def encode(name: str) -> str:
+    """Instance names inside injector names are URL-encoded (``/``, ``[``, ``]``, ``%``)."""
+    return name.replace("%", "%25").replace("/", "%2F").replace("[", "%5B").replace("]", "%5D")
+
+
+def encode_target(spec: TypeSpec) -> str:
+    """A parameter target as injector names hold it (``/param/<target>/<name>``).
+
+    ``Web[one]`` is ``Web%5Bone%5D``; the values of a key are separated by ``,`` and each is
+    URL-encoded (``%``, ``/``, ``[``, ``]`` and ``,``), so a key reads back exactly
+    (`decode_target`): ``Host['a,b']`` is ``Host%5Ba%2Cb%5D``, ``Host[a, b]`` ``Host%5Ba,b%5D``.
+    """
+    parts = [str(a) for a in spec.args] + list(spec.titles)
+    if not parts:
+        return encode(spec.name)
+    return f"{encode(spec.name)}%5B{','.join(encode(p).replace(',', '%2C') for p in parts)}%5D"
+
+
+_ESCAPED = re.compile(r"%(25|2F|5B|5D|2C)")
+_UNESCAPED = {"25": "%", "2F": "/", "5B": "[", "5D": "]", "2C": ","}
+
+
+def decode_target(text: str) -> tuple[str, tuple[str, ...]]:
+    """The name and key values of a target encoded by `encode_target` (``("Web", ("one",))``)."""
+    name, bracket, rest = text.partition("%5B")
+    if not bracket:
+        return _decoded(name), ()
+    return _decoded(name), tuple(_decoded(p) for p in rest.removesuffix("%5D").split(","))
+
+
+def _decoded(text: str) -> str:
+    return _ESCAPED.sub(lambda m: _UNESCAPED[m.group(1)], text)
+
+
+def show_target(name: str, titles: tuple[str, ...]) -> str:
+    """A target for messages: ``Host``, ``Host[web1]``, ``Host['a,b']``, ``Host[web, example.com]``."""
+    return str(TypeSpec(name, (), titles))
 
 
 def conforms(value: Value, spec: TypeSpec) -> bool:

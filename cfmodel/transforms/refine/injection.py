@@ -16,12 +16,18 @@ evaluator (entities, index tables). Output, for the evaluator:
   written as in ``.cf`` (``std::Host``; the main namespace's entities as ``Host`` or
   ``__config__::Host``). A binding of a parent entity applies to its children's instances;
   the entity's own bindings come first, then its parents' in the order of its parents (as
-  defaults). ``Entity[key]`` targets the instance whose key is ``key``: the value of one of
-  its one-attribute indexes (a string as is, a number as written, ``true``/``false``). An
-  instance bound as a parameter source (``bind parameters Web[one] to Sql[one]``) is found
-  by the same keys; a constructor that needs one that does not exist yet waits for it, and
-  when nothing can create it any more it does not exist (`SourceWait`, completed like an
-  optional relation): ``parameter-source-missing``, or nothing for ``to optional``. The
+  defaults). ``Entity[key]`` targets the instance whose key is ``key``: the values of one of
+  its entity's indexes, one title per index attribute in the index's order (``Host['web1']``
+  for ``index Host(name)``, ``Host['web', 'example.com']`` for ``index Host(name, domain)``);
+  a title is compared with the value as a whole, a string as is (any string: commas,
+  brackets, quotes), a number as written (``53``, ``1.5``), ``true``/``false``. The keys of
+  an instance are tried from the index with the most attributes to the one with the fewest
+  (same count: in the order the entity's indexes are declared, its own before its
+  parents'); per attribute, the first key with a binding gives the value. An instance bound
+  as a parameter source (``bind parameters Web[one] to Sql[one]``) is found by the same
+  keys; a constructor that needs one that does not exist yet waits for it, and when nothing
+  can create it any more it does not exist (`SourceWait`, completed like an optional
+  relation): ``parameter-source-missing``, or nothing for ``to optional``. The
   source's attributes are read when they are known (the constructor waits for them).
   Injected values are set at construction, with the binding's position: a type error points
   at the binding, and setting the attribute later is a ``double-assignment`` whose note
@@ -30,8 +36,9 @@ evaluator (entities, index tables). Output, for the evaluator:
 Checks when the evaluator starts (all reported together, ``CfCompileError``):
 ``unknown-entity`` (``bind parameters`` names no entity of a namespace the program has),
 ``unknown-parameter`` (a bound name that is no attribute of the entity; bindings with
-instance sources are checked when the first instance is made), ``type-error`` (a bound
-variable whose value is a type or instance reference).
+instance sources are checked when the first instance is made), ``unknown-key``
+(``Entity[a, b]`` when no index of the entity has that many attributes: it could never
+apply), ``type-error`` (a bound variable whose value is a type or instance reference).
 
 `has_bindings` tells whether a project directory has anything to bind; `EmptyBindings`
 answers ``std::inject`` for a project without bindings (defaults, ``/classes`` = []).
@@ -40,6 +47,7 @@ answers ``std::inject`` for a project without bindings (defaults, ``/classes`` =
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,8 +65,9 @@ if TYPE_CHECKING:
 PARAMETER, SOURCE, VARIABLE = "/param/", "/params/", "/var/"
 #: what the compiler uses of the bindings `Injector` for implicit injection (all public)
 _INJECTOR_METHODS = ("effective", "instance_parameters", "variables", "variable")
-#: ``Entity[key]`` keys the injector can match (it reads ``Entity[key]`` back as a type)
-_PLAIN_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:")
+#: An instance's key as ``Entity[...]`` writes it: one title per index attribute (``("web1",)``);
+#: empty for the entity itself.
+Titles = tuple[str, ...]
 
 
 class BoundVar(Var):
@@ -93,9 +102,9 @@ class _Target:
         self.entity = entity
         self.attributes = list(entity.all_attributes)
         self.whole = False  # a binding of the entity itself
-        self.titles: set[str] = set()  # Entity[title] bindings
-        self.literals: dict[tuple[str, str], Span | None] = {}  # (target, attribute) -> binding
-        self.sources: dict[str, Span | None] = {}  # target -> the first source binding
+        self.titles: set[Titles] = set()  # Entity[title, ...] bindings
+        self.literals: dict[tuple[Titles, str], Span | None] = {}  # (titles, attribute) -> binding
+        self.sources: dict[Titles, Span | None] = {}  # titles -> the first source binding
 
 
 class Injection:
@@ -106,11 +115,11 @@ class Injection:
         self.injector = injector
         self.targets: dict[str, _Target] = {}
         self.variables: dict[str, tuple[Any, Span | None, str]] = {}
-        self.waits: dict[tuple[int, str], SourceWait] = {}
+        self.waits: dict[tuple[int, Titles], SourceWait] = {}
         self._skipped: set[str] = set()
         self._per_entity: dict[int, list[_Target]] = {}
         self._asking: Span | None = None  # the constructor call being given parameters
-        self._cache: dict[tuple[str, ...], list[tuple[str, Any, Span | None]]] = {}
+        self._cache: dict[tuple[str, tuple[Titles, ...]], list[tuple[str, Any, Span | None]]] = {}
         problems: list[Diagnostic] = []
         self._read(problems)
         self._check(problems)
@@ -129,6 +138,8 @@ class Injection:
 
     def _read(self, problems: list[Diagnostic]) -> None:
         """The bound variables (values from ``variables()``) and parameter targets, with positions."""
+        from cfmodel.transforms.compose.values import decode_target  # loaded with the injector
+
         bound: dict[str, Any] = self.injector.variables()
         for binding in self.injector.effective():
             name: str = binding.key.name
@@ -148,19 +159,22 @@ class Injection:
                 target, attribute = name[len(SOURCE) :].rpartition("/")[0], ""
             else:
                 continue
-            text = _decode(target)
-            type_name, _, rest = text.partition("[")
+            type_name, titles = decode_target(target)
             found = self._target(type_name, binding.span, where, problems)
             if found is None:
                 continue
-            if rest:
-                found.titles.add(rest.removesuffix("]"))
+            if titles:
+                if titles not in found.titles and not self._has_index(
+                    found, titles, binding.span, where, problems
+                ):
+                    continue
+                found.titles.add(titles)
             else:
                 found.whole = True
             if attribute:
-                found.literals[(text, attribute)] = binding.span
+                found.literals[(titles, attribute)] = binding.span
             else:
-                found.sources.setdefault(text, binding.span)
+                found.sources.setdefault(titles, binding.span)
 
     def _variable(
         self, name: str, value: Any, span: Span | None, where: str, problems: list[Diagnostic]
@@ -191,13 +205,30 @@ class Injection:
         found = self.targets[type_name] = _Target(type_name, entity)
         return found
 
+    def _has_index(
+        self, target: _Target, titles: Titles, span: Span | None, where: str, problems: list[Diagnostic]
+    ) -> bool:
+        """Whether an index of the entity has as many attributes as ``Entity[...]`` has titles."""
+        indexes = self.ev.infos[target.entity].indexes
+        if any(len(names) == len(titles) for _, names in indexes):
+            return True
+        from cfmodel.transforms.compose.values import show_target
+
+        known = ", ".join(f"{target.entity.name}({', '.join(names)})" for _, names in indexes) or "none"
+        message = (
+            f"bind parameters {show_target(target.name, titles)}: {target.entity.name} has no index of "
+            f"{len(titles)} attribute{'s' if len(titles) > 1 else ''}, so no instance has this key "
+            f"(its indexes: {known}) ({where})"
+        )
+        problems.append(Diagnostic(span, message, "unknown-key"))
+        return False
+
     def _check(self, problems: list[Diagnostic]) -> None:
         """Bound names that are no attribute, for entities without instance sources."""
         for target in self.targets.values():
             if target.sources:
                 continue
-            titles = sorted(title for title in target.titles if key_text(title) == title)
-            every: list[list[str]] = ([[]] if target.whole else []) + [[title] for title in titles]
+            every: list[list[Titles]] = ([[]] if target.whole else []) + [[t] for t in sorted(target.titles)]
             for keys in every:
                 try:
                     self.injector.instance_parameters(
@@ -265,12 +296,12 @@ class Injection:
                     skip.add(name)
         return result
 
-    def _bound(self, target: _Target, keys: list[str], span: Span) -> list[tuple[str, Any, Span | None]]:
+    def _bound(self, target: _Target, keys: list[Titles], span: Span) -> list[tuple[str, Any, Span | None]]:
         """Every attribute value bound for *target* and *keys*, with its binding's span.
 
         Without instance sources the answer depends on the target and the keys only: it is
         asked once (what a constructor gives is left out by the caller)."""
-        cache_key = (target.name, *keys)
+        cache_key = (target.name, tuple(keys))
         found = None if target.sources else self._cache.get(cache_key)
         if found is None:
             self._asking = span
@@ -286,23 +317,27 @@ class Injection:
                 self._cache[cache_key] = found
         return found
 
-    def _keys(self, entity: p.EntityType, values: Mapping[str, Any]) -> list[str]:
-        """The ``Entity[key]`` keys of an instance: its one-attribute index values, as text."""
-        keys: list[str] = []
-        for _, names in self.ev.infos[entity].indexes:
-            if len(names) == 1 and names[0] in values:
-                text = key_text(values[names[0]])
-                if text is not None and text not in keys:
-                    keys.append(text)
+    def _keys(self, entity: p.EntityType, values: Mapping[str, Any]) -> list[Titles]:
+        """The ``Entity[...]`` keys of an instance whose index attributes have *values*: per index
+        of *entity* with all its values known, their titles in the index's attribute order;
+        the indexes with the most attributes first (same count: in declaration order)."""
+        keys: list[Titles] = []
+        for _, names in sorted(self.ev.infos[entity].indexes, key=lambda index: -len(index[1])):
+            if not all(name in values for name in names):
+                continue
+            titles = [key_text(values[name]) for name in names]
+            key = tuple(t for t in titles if t is not None)
+            if len(key) == len(names) and key not in keys:
+                keys.append(key)
         return keys
 
-    def _span_of(self, target: _Target, keys: Sequence[str], name: str) -> Span | None:
-        for text in [f"{target.name}[{key}]" for key in keys] + [target.name]:
-            span = target.literals.get((text, name))
+    def _span_of(self, target: _Target, keys: Sequence[Titles], name: str) -> Span | None:
+        for titles in [*keys, ()]:
+            span = target.literals.get((titles, name))
             if span is not None:
                 return span
-            if text in target.sources:
-                return target.sources[text]
+            if titles in target.sources:
+                return target.sources[titles]
         return None
 
     # ------------------------------------------------------------------ parameter sources
@@ -310,17 +345,17 @@ class Injection:
     def find_source(self, reference: Any) -> Mapping[str, Any] | None:
         """The attributes of the instance ``Sql[one]`` (the injector's ``InstanceLookup``)."""
         spec = reference.type
-        title = spec.title
+        titles: Titles = tuple(spec.titles)
         entity = self._entity(spec.name)
-        if entity is None or title is None:
+        if entity is None or not titles:
             return None
         info = self.ev.infos[entity]
-        instance = self._instance(info, str(title))
+        instance = self._instance(info, titles)
         if instance is not None:
             return _Attributes(instance)
-        wait = self.waits.get((id(info), str(title)))
+        wait = self.waits.get((id(info), titles))
         if wait is None:
-            wait = self.waits[(id(info), str(title))] = SourceWait(info.qname, str(title), self._asking)
+            wait = self.waits[(id(info), titles)] = SourceWait(info.qname, _shown(titles), self._asking)
         if wait.frozen:
             return None
         raise Blocked(wait)
@@ -331,17 +366,21 @@ class Injection:
         linked = program.main if namespace in ("", MAIN_NAMESPACE) else program.namespaces.get(namespace)
         return linked.entities.get(local) if linked is not None else None
 
-    def _instance(self, info: EntityInfo, title: str) -> Instance | None:
+    def _instance(self, info: EntityInfo, titles: Titles) -> Instance | None:
+        """The instance of *info* with the key *titles* (in the order of an index's attributes)."""
         tables = self.ev.index_tables
         for position, (_, names) in enumerate(info.indexes):
-            if len(names) != 1:
+            if len(names) != len(titles):
                 continue
             table = tables.get((id(info), position))
             if table is None:
                 continue
-            for candidate in _candidates(title):
-                found = table.get((index_key_part(candidate),))
-                if found is not None and key_text(candidate) == title:
+            for values in product(*(_candidates(title) for title in titles)):
+                found = table.get(tuple(index_key_part(value) for value in values))
+                if found is not None and all(
+                    key_text(getattr(found.slots.get(name), "value", None)) == title
+                    for name, title in zip(names, titles, strict=True)
+                ):
                     return found
         return None
 
@@ -356,8 +395,8 @@ class Injection:
                     continue
                 if wait.frozen:
                     raise fail(
-                        f"{instance} is {info.qname}[{key}], bound as a parameter source; it was created "
-                        "after a constructor that needed it had been run without it (nothing seemed "
+                        f"{instance} is {info.qname}[{_shown(key)}], bound as a parameter source; it was "
+                        "created after a constructor that needed it had been run without it (nothing seemed "
                         "able to create it then)",
                         instance.span,
                         "modified-after-freeze",
@@ -394,21 +433,23 @@ class _Attributes(Mapping[str, Any]):
 
 
 def key_text(value: Any) -> str | None:
-    """An index value as ``Entity[key]`` writes it; None if the injector could not read it back."""
+    """An index value as the title ``Entity[...]`` gives it: a string as is, a number as written
+    (``53``, ``1.5``), ``true``/``false``; None for other values (no title names them)."""
     kind = type(value)
+    if kind is str:
+        return str(value)
     if kind is bool:
-        text = "true" if value else "false"
-    elif kind is str:
-        text = value
-    elif kind is int or kind is float:
-        text = repr(value)
-    else:
-        return None
-    if not text or text != text.strip() or "," in text or "]" in text or {text[0], text[-1]} & {"'", '"'}:
-        return None
-    if text[0].isupper() and not set(text) <= _PLAIN_WORD:
-        return None  # read back as a type name
-    return text
+        return "true" if value else "false"
+    if kind is int or kind is float:
+        return repr(value)
+    return None
+
+
+def _shown(titles: Titles) -> str:
+    """The titles of a key as ``Entity[...]`` shows them (``web1``, ``'a,b'``, ``web, example.com``)."""
+    from cfmodel.transforms.compose.values import show_title  # loaded with the injector
+
+    return ", ".join(show_title(title) for title in titles)
 
 
 def _candidates(title: str) -> list[Any]:
@@ -439,11 +480,6 @@ def model_value(value: Any, span: Span | None, what: str) -> Any:
         span,
         "type-error",
     )
-
-
-def _decode(text: str) -> str:
-    """Targets inside injector names are URL-encoded (docs/bindings.md, "Reserved injector names")."""
-    return text.replace("%5B", "[").replace("%5D", "]").replace("%2F", "/").replace("%25", "%")
 
 
 # ---------------------------------------------------------------------- projects and requests
