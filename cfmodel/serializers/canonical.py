@@ -157,6 +157,22 @@ def walk(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> I
             stack.extend(reversed(list(model.children(obj, features))))
 
 
+def contents(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> list[EObject]:
+    """``list(walk(roots, cache))``; when no root's class has containments (a flat document),
+    the roots themselves, without a step per object."""
+    roots = list(roots)
+    features = cache or model.FeatureCache()
+    if not any(features.containments(o.eClass) for o in one_per_class(roots)):
+        return roots
+    return list(walk(roots, features))
+
+
+def one_per_class(objects: list[EObject]) -> list[EObject]:
+    """One object of each class among `objects` (any one: all give the class's eClass),
+    classes in order of first occurrence (a dict keeps a key's first position), at C speed."""
+    return list(dict(zip(map(type, objects), objects, strict=True)).values())
+
+
 def dump_objects(roots: list[EObject], ids: Mapping[EObject, str] | None = None) -> list[str]:
     paths = Paths(roots, ids or {})
     inside = {id(o) for o in walk(roots)}

@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import InvalidOperation
 from pathlib import Path
@@ -108,7 +108,7 @@ def to_bytes(roots: Sequence[EObject], options: XmiOptions | None = None) -> byt
     roots = list(roots)
     with gc_paused():
         cache = model.FeatureCache()
-        objects = list(canonical.walk(roots, cache))
+        objects = canonical.contents(roots, cache)
         ids = ids_from(opts.id_of, objects)
         writer = _Writer(roots, ids, objects, cache)
         # Checked while written: the generated functions check what `validate` checks and
@@ -270,50 +270,85 @@ _CHECKED_LITERAL = {
     "EBigInteger": "str(v) if type(v) is int else slow(Ck, Lk, v, True)",
     "EDate": "slow(Ck, Lk, v, False)",
 }
-# The fast path of a checked head: (valid and plainly written, the text) of a value ``V``.
+# The fast path of a checked head: (valid and plainly written, the f-string field that
+# writes it) of a value ``V``; the test makes the field's text the literal (``str`` of an
+# exact int, ``repr`` of a finite float).
 _FAST_LITERAL = {
     "EString": ("type(V) is str and (V.isalnum() or plain(V) is None)", "V"),  # letters, digits: plain
     **{n: ("type(V) is bool", "('true' if V else 'false')") for n in ("EBoolean", "EBooleanObject")},
-    **{n: ("type(V) is float and V - V == 0.0", "repr(V)")
+    **{n: ("type(V) is float and V - V == 0.0", "V!r")
        for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")},
-    **{n: (f"type(V) is int and {-(2 ** (b - 1))} <= V < {2 ** (b - 1)}", "str(V)")
+    **{n: (f"type(V) is int and {-(2 ** (b - 1))} <= V < {2 ** (b - 1)}", "V")
        for n, b in (("EInt", 32), ("EIntegerObject", 32), ("ELong", 64), ("ELongObject", 64),
                     ("EShort", 16), ("EShortObject", 16))},
-    "EBigInteger": ("type(V) is int", "str(V)"),
+    "EBigInteger": ("type(V) is int", "V"),
 }
 
 
+def _fast_text(attrs: list[_AttrPlan], refs: list[_RefPlan], run: bool = False) -> tuple[str, dict[str, str]]:
+    """The f-string (source) of the fast path's text, from ``start``, ``i``, ``a<k>``,
+    ``x<k>``, ``end``, and the fixed text between them (``T<k>``, returned: passed in, never
+    part of the source). With `run`, ``start`` and ``end`` come joined to the fixed text next
+    to them, as ``S`` and ``E`` (see `_run_lines`)."""
+    fixed = [' xmi:id="']
+    fields = ["i"]
+    for k, (*_, name, codec) in enumerate(attrs):
+        fixed.append(f'" {name}="')
+        fields.append(_FAST_LITERAL[codec.name][1].replace("V", f"a{k}"))
+    for k, (*_, name, _) in enumerate(refs):
+        fixed.append(f'" {name}="')
+        fields.append(f"x{k}")
+    fixed.append('"')
+    text = "".join(f"{{T{k}}}{{{field}}}" for k, field in enumerate(fields))
+    text = f"{{start}}{text}{{T{len(fields)}}}{{end}}"
+    if run:
+        text = text.replace("{start}{T0}", "{S}").replace(f"{{T{len(fields)}}}{{end}}", "{E}")
+    return f'f"{text}"', {f"T{k}": t for k, t in enumerate(fixed)}
+
+
 def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
-                emit: str = "return {}") -> list[str]:
-    """The common case of a checked head as one test and one join: the object has an id,
-    every written feature is set to a valid value written without escaping, every target
-    has an id (and lists the object back, for opposites). Only for classes whose every
-    persistent feature is written this way; anything else takes the general lines, which
-    write the same text. Uses the names `_compile_checked_head` defines (``Fa<k>``,
-    ``Fr<k>``, ``Or<k>``); `emit` is the statement that takes the text (``{}``)."""
+                emit: str = "return {}", run: bool = False) -> list[str]:
+    """The common case of a checked head as one test and one f-string: the object has an
+    id, every written feature is set to a valid value written without escaping, every
+    target has an id (and lists the object back, for opposites). Only for classes whose
+    every persistent feature is written this way; anything else takes the general lines,
+    which write the same text. Uses the names `_compile_checked_head` defines (``Fa<k>``,
+    ``Fr<k>``, ``Or<k>``, ``T<k>``); `emit` is the statement that takes the text (``{}``);
+    `run`: the lines are in `_run_lines`' loop (``get`` for ``ids.get``, ``S`` and ``E``).
+
+    A target with an id is an object of the document: the writer's ids are keyed by the
+    document's objects only (`_Writer`), so that test is also the "inside" test."""
     if others or any(many for *_, many in refs) or any(c.name not in _FAST_LITERAL for *_, c in attrs):
         return []
+    get = "get" if run else "ids.get"
     tests = ["i is not None"]
     tests += [f"Fa{k} in s" for k in range(len(attrs))] + [f"Fr{k} in s" for k in range(len(refs))]
     values: list[str] = []
     ok: list[str] = []
-    parts = ["start", "' xmi:id=\"'", "i", "'\"'"]
-    for k, (_, key, name, codec) in enumerate(attrs):
-        test, text = _FAST_LITERAL[codec.name]
+    for k, (_, key, _name, codec) in enumerate(attrs):
         values.append(f"        a{k} = d[{key!r}]._value")
-        ok.append(test.replace("V", f"a{k}"))
-        parts += [repr(f' {name}="'), text.replace("V", f"a{k}"), "'\"'"]
-    for k, (f, key, name, _) in enumerate(refs):
+        ok.append(_FAST_LITERAL[codec.name][0].replace("V", f"a{k}"))
+    for k, (f, key, _name, _) in enumerate(refs):
         values.append(f"        r{k} = d[{key!r}]._value")
-        ok.append(f"id(r{k}) in inside and (x{k} := ids.get(r{k})) is not None")
+        ok.append(f"(x{k} := {get}(r{k})) is not None")
         if f.eOpposite is not None:
             opp = f.eOpposite
             ok.append(f"paired(r{k}, Or{k}, {bool(opp.many)}, {bool(opp.unique)}, obj)")
-        parts += [repr(f' {name}="'), f"x{k}", "'\"'"]
-    parts.append("end")
-    return ["    i = ids.get(obj)", f"    if {' and '.join(tests)}:", *values,
+    text, _ = _fast_text(attrs, refs, run)
+    return [f"    i = {get}(obj)", f"    if {' and '.join(tests)}:", *values,
             f"        if {' and '.join(ok) or 'True'}:",
-            *codegen.indent(emit.format(f"''.join(({', '.join(parts)}))").split("\n"), 3)]
+            *codegen.indent(emit.format(text).split("\n"), 3)]
+
+
+def _run_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any]) -> list[str]:
+    """``run``: the fast path for each object of a run (consecutive leaf roots of one class),
+    ``head`` for the others; what is the same for the whole run is made once."""
+    last = f"T{len(attrs) + len(refs) + 1}"
+    return ["def run(objs, append, ids, names, start, end):",
+            f"    get, S, E = ids.get, start + T0, {last} + end",
+            "    for obj in objs:", "        d = obj.__dict__", "        s = obj._isset",
+            *codegen.indent(_fast_lines(attrs, refs, others, "append({})\ncontinue", run=True), 1),
+            "        append(head(obj, ids, names, start, end))"]
 
 
 # Characters that need escaping in an attribute, or that XML 1.0 cannot carry at all.
@@ -334,9 +369,9 @@ class _DoubtError(Exception):
 
 @dataclass
 class _Checks:
-    """What checked heads need: the ids of the document's objects, and `validate`'s tables."""
+    """What checked heads need: the document's objects, and `validate`'s tables."""
 
-    inside: set[int]
+    inside: Container[EObject]
     pairs: validate.Pairs
     features: model.FeatureCache
 
@@ -382,11 +417,9 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
     lines += ["    p.append(end)", "    return ''.join(p)"]
     fast = _fast_lines(attrs, refs, others)
     lines[3:3] = fast
-    if fast:  # the same for a run of objects of the class (leaf roots), the rest through head
-        lines += ["def run(objs, append, ids, names, start, end):", "    for obj in objs:",
-                  "        d = obj.__dict__", "        s = obj._isset",
-                  *codegen.indent(_fast_lines(attrs, refs, others, "append({})\ncontinue"), 1),
-                  "        append(head(obj, ids, names, start, end))"]
+    if fast:
+        free |= _fast_text(attrs, refs)[1]
+        lines += _run_lines(attrs, refs, others)
     else:
         lines += ["run = None"]
     fixed = ["plain", "slow", "esc", "Doubt", "inside", "paired", "items", "illegal"]
@@ -401,7 +434,11 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
 
 
 class _Writer:
-    """One document: a pre-order pass over the objects with an explicit stack."""
+    """One document: a pre-order pass over the objects with an explicit stack.
+
+    `objects` are the document's objects in pre-order (`canonical.contents`); `ids` is keyed
+    by some of them and nothing else (as `ids_from` makes it), which the checks rely on.
+    """
 
     def __init__(self, roots: list[EObject], ids: dict[EObject, str], objects: list[EObject],
                  cache: model.FeatureCache | None = None) -> None:
@@ -435,13 +472,19 @@ class _Writer:
     def document(self, checked: bool = False) -> bytes | None:
         """The document's bytes; with `checked`, None as soon as a check fails (see `to_bytes`)."""
         if checked and self.checks is None:
-            self.checks = _Checks(set(map(id, self.objects)), validate.Pairs(), self.cache)
+            # Every object named (the ids' keys are the objects): the ids are the set.
+            inside = self.ids if len(self.ids) == len(self.objects) else set(self.objects)
+            self.checks = _Checks(inside, validate.Pairs(), self.cache)
             self.plans.clear()
         plans, plan = self.plans, self.plan
-        for obj in self.objects:  # fixes prefixes in document order before writing
+        for obj in canonical.one_per_class(self.objects):  # fixes prefixes in document order
             if type(obj) not in plans:
                 plan(obj)
         if checked and any(p.detail for p in plans.values()):
+            return None
+        # The fast paths format ids in f-strings, which take a str subclass's __str__, where
+        # the general heads join its characters: other ids are left to the general heads.
+        if checked and not set(map(type, self.ids.values())) <= {str}:
             return None
         try:
             return self.write(checked)
@@ -461,7 +504,9 @@ class _Writer:
             return "".join(out).encode("utf-8")
         out.append(f"<xmi:XMI{attrs_text(ns)}>\n")
         append, ids, names = out.append, self.ids, self.names
-        for cls, run in itertools.groupby(self.roots, type):
+        # One class of objects (so of roots): one run, without grouping.
+        runs = [(type(self.roots[0]), self.roots)] if len(plans) == 1 else itertools.groupby(self.roots, type)
+        for cls, run in runs:
             p = plans[cls]
             if checked and p.leaf and p.checked_run is not None:
                 p.checked_run(run, append, ids, names, f"  <{p.type_name}", "/>\n")

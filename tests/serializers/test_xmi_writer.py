@@ -1,0 +1,324 @@
+"""The XMI writer's fast paths write what its general paths write, and refuse what
+`validate` refuses, with `validate`'s own messages.
+
+The checked writer (generated per class, with a fast path per object and per run of
+leaf roots) is compared with the unchecked generated heads and with the general
+`_ClassPlan.slow_head`, on flat documents of one or several classes, named, partly named
+and positional; broken documents must fail with exactly the notes `validate.check_objects`
+gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pyecore.ecore import EAttribute, EBoolean, EClass, EDouble, EInt, EObject, EPackage, EReference, EString
+
+from cfmodel.errors import CfSerializationError
+from cfmodel.serializers import canonical, validate, xmi
+from tests.serializers.samples import infra_model, infra_package, tree_model, tree_packages
+
+
+def _package() -> tuple[EPackage, EClass, EClass]:
+    """``Node`` (the benchmark's shape: four attributes, one reference), ``Pair`` (a
+    required name, an opposite pair of references, one many-valued), ``Left`` and
+    ``Right`` (single-valued opposites: the fast path checks the pairing)."""
+    pkg = EPackage("w", nsURI="http://cfmodel.example/w", nsPrefix="w")
+    node = EClass("Node")
+    node.eStructuralFeatures += [
+        EAttribute("name", EString), EAttribute("size", EInt), EAttribute("weight", EDouble),
+        EAttribute("enabled", EBoolean), EReference("next", node),
+    ]
+    pair = EClass("Pair")
+    mate, mate_of = EReference("mate", pair), EReference("mateOf", pair)
+    mate.eOpposite = mate_of
+    pair.eStructuralFeatures += [EAttribute("name", EString, lower=1), mate, mate_of]
+    left, right = EClass("Left"), EClass("Right")
+    to_right, to_left = EReference("right", right), EReference("left", left)
+    to_right.eOpposite = to_left
+    left.eStructuralFeatures += [EAttribute("name", EString), to_right]
+    right.eStructuralFeatures += [EAttribute("name", EString), to_left]
+    pkg.eClassifiers.extend([node, pair, left, right])
+    return pkg, node, pair
+
+
+_NAMES = ["plain", "a-b c", "x&y", 'q"uote', "line\nbreak", "é", "", "tab\there"]
+_SIZES = [0, -1, 2**31 - 1, -(2**31), 7]
+_WEIGHTS = [0.0, -0.0, 0.5, 1e300, 5e-324, -2.5, 1e16, math.nan]
+
+
+def _nodes(node: EClass, n: int) -> list[EObject]:
+    """Varied values, some features never set, some set to None, references back."""
+    out: list[EObject] = []
+    for i in range(n):
+        o = node()
+        if i % 5 != 1:
+            o.name = _NAMES[i % len(_NAMES)] + str(i)
+        if i % 7 != 2:
+            o.size = _SIZES[i % len(_SIZES)]
+        if i % 3 != 0:
+            o.weight = _WEIGHTS[i % len(_WEIGHTS)]
+        if i % 4:
+            o.enabled = i % 2 == 0
+        if i % 11 == 3:
+            o.name = None  # set, to None: not written
+        if out and i % 6:
+            o.next = out[i // 2]
+        out.append(o)
+    return out
+
+
+def _full_nodes(node: EClass, n: int) -> list[EObject]:
+    """As the benchmark builds them: every feature set, valid and plainly written (the
+    fast path's case), but the first object's reference."""
+    out: list[EObject] = []
+    for i in range(n):
+        weight = [math.inf, -math.inf, math.nan][i % 3] if i % 13 == 4 else i * 0.25 - 3
+        o = node(name=f"node{i}", size=i - n // 2, weight=weight, enabled=i % 2 == 0)
+        if out:
+            o.next = out[-1]
+        out.append(o)
+    return out
+
+
+def _lefts_and_rights(pkg: EPackage, n: int) -> list[EObject]:
+    left, right = pkg.getEClassifier("Left"), pkg.getEClassifier("Right")
+    lefts = [left(name=f"l{i}") for i in range(n)]
+    rights = [right(name=f"r{i}") for i in range(n)]
+    for a, b in zip(lefts, rights, strict=True):
+        a.right = b
+    return lefts + rights
+
+
+def _pairs(pair: EClass, n: int) -> list[EObject]:
+    out = [pair(name=f"p{i}") for i in range(n)]
+    for i in range(0, n - 1, 2):
+        out[i].mate = out[i + 1]
+    return out
+
+
+def _documents() -> dict[str, Callable[[], tuple[list[EObject], Callable[[EObject], str | None] | None]]]:
+    pkg, node, pair = _package()
+
+    def one_class() -> tuple[list[EObject], Any]:
+        roots = _nodes(node, 60)
+        return roots, {o: f"n{i}" for i, o in enumerate(roots)}.get
+
+    def full() -> tuple[list[EObject], Any]:
+        roots = _full_nodes(node, 60)
+        return roots, {o: f"n{i}" for i, o in enumerate(roots)}.get
+
+    def full_partly_named() -> tuple[list[EObject], Any]:
+        roots = _full_nodes(node, 60)
+        return roots, {o: f"n{i}" for i, o in enumerate(roots) if i % 4}.get
+
+    def opposites() -> tuple[list[EObject], Any]:
+        roots = _lefts_and_rights(pkg, 10)
+        return roots, {o: f"o{i}" for i, o in enumerate(roots)}.get
+
+    def partly_named() -> tuple[list[EObject], Any]:
+        roots = _nodes(node, 60)
+        return roots, {o: f"n{i}" for i, o in enumerate(roots) if i % 4}.get
+
+    def positional() -> tuple[list[EObject], Any]:
+        return _nodes(node, 30), None
+
+    def classes_mixed() -> tuple[list[EObject], Any]:
+        a, b, c = _nodes(node, 20), _pairs(pair, 6), _nodes(node, 10)
+        roots = a[:10] + b[:3] + a[10:] + c + b[3:]
+        return roots, {o: f"o{i}" for i, o in enumerate(roots)}.get
+
+    def pairs() -> tuple[list[EObject], Any]:
+        roots = _pairs(pair, 9)
+        return roots, {o: f"p{i}" for i, o in enumerate(roots)}.get
+
+    def single() -> tuple[list[EObject], Any]:
+        roots = _nodes(node, 1)
+        return roots, lambda o: "only"
+
+    return {"one-class": one_class, "full": full, "full-partly-named": full_partly_named,
+            "opposites": opposites, "partly-named": partly_named, "positional": positional,
+            "classes-mixed": classes_mixed, "pairs": pairs, "single-root": single}
+
+
+def _general_bytes(roots: list[EObject], ids: dict[EObject, str]) -> tuple[bytes, bytes]:
+    """(generated unchecked heads, `slow_head` everywhere) for the same document."""
+    objects = list(canonical.walk(roots))
+    writer = xmi._Writer(roots, ids, objects)
+    generated = writer.document()
+    assert generated is not None
+
+    def refuse(*_: Any) -> str:
+        raise AttributeError("use slow_head")
+
+    for plan in writer.plans.values():
+        plan.head = refuse
+    return generated, writer.write(checked=False)
+
+
+@pytest.mark.parametrize("name", list(_documents()))
+def test_checked_writer_writes_what_the_general_heads_write(name: str) -> None:
+    roots, id_of = _documents()[name]()
+    data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=id_of))
+    objects = list(canonical.walk(roots))
+    ids = {o: i for o in objects if id_of is not None and (i := id_of(o)) is not None}
+    generated, slow = _general_bytes(roots, ids)
+    assert data == generated == slow
+    checked = xmi._Writer(roots, ids, objects).document(checked=True)
+    assert checked == data  # nothing handed over to `validate` for these valid documents
+
+
+def _notes(roots: list[EObject], id_of: Callable[[EObject], str | None]) -> list[str]:
+    with pytest.raises(CfSerializationError) as exc:
+        xmi.to_bytes(roots, xmi.XmiOptions(id_of=id_of))
+    return [n.message for n in exc.value.notes]
+
+
+def _validate_notes(roots: list[EObject], id_of: Callable[[EObject], str | None]) -> list[str]:
+    objects = list(canonical.walk(roots))
+    ids = {o: i for o in objects if (i := id_of(o)) is not None}
+    with pytest.raises(CfSerializationError) as exc:
+        validate.check_objects(objects, ids)
+    return [n.message for n in exc.value.notes]
+
+
+def test_a_named_target_outside_the_document_is_refused() -> None:
+    """The fast path takes "the target has an id" as "the target is inside": true because
+    only the document's objects get ids, whatever the id function would name."""
+    _pkg, node, _pair = _package()
+    roots = _nodes(node, 50)
+    stray = node(name="stray")
+    roots[30].next = stray
+
+    def id_of(o: EObject) -> str:
+        return f"n{o.name and ''.join(filter(str.isalnum, o.name))}{id(o)}"
+
+    notes = _notes(roots, id_of)
+    assert notes == _validate_notes(roots, id_of)
+    assert len(notes) == 1 and notes[0].startswith("Node ") and ".next: target " in notes[0]
+    assert notes[0].endswith("is not an object of this document")
+
+
+@pytest.mark.parametrize("ident, expected", [
+    ("n7", "id 'n7' is given to two objects (Node, Node)"),
+    ("7n", "id '7n' of a Node is not an XML NCName (use base.ncname_id)"),
+    ("a:b", "id 'a:b' of a Node is not an XML NCName (use base.ncname_id)"),
+    ("é", None),  # a non-ASCII NCName: valid
+])
+def test_bad_ids_in_a_run_are_refused_with_validates_text(ident: str, expected: str | None) -> None:
+    _pkg, node, _pair = _package()
+    roots = _nodes(node, 40)
+    names = {o: f"n{i}" for i, o in enumerate(roots)}
+    names[roots[25]] = ident
+    if expected is None:
+        data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=names.get)).decode()
+        assert f'xmi:id="{ident}"' in data
+        return
+    notes = _notes(roots, names.get)
+    assert notes == _validate_notes(roots, names.get) == [expected]
+
+
+def test_an_unset_required_feature_in_a_run_is_refused() -> None:
+    _pkg, _node, pair = _package()
+    roots = _pairs(pair, 30)
+    roots[17].__dict__["name"]._value = None  # around PyEcore, as a buggy caller might
+    roots.insert(21, pair())  # never set
+    names = {o: f"p{i}" for i, o in enumerate(roots)}
+    notes = _notes(roots, names.get)
+    assert notes == _validate_notes(roots, names.get)
+    assert notes == ["Pair p17.name: required feature is not set", "Pair p21.name: required feature is not set"]
+
+
+_BAD = [("size", 2**31), ("size", -(2**31) - 1), ("size", True), ("size", 1.0), ("weight", "1.5"),
+        ("weight", [1.0]), ("name", "a\x01b"), ("name", b"x"), ("enabled", 1)]
+
+
+@pytest.mark.parametrize("make", [_nodes, _full_nodes], ids=["varied", "full"])
+@pytest.mark.parametrize("feature, value", _BAD, ids=[f"{f}={v!r}" for f, v in _BAD])
+def test_a_bad_value_in_a_run_is_refused(make: Callable[[EClass, int], list[EObject]], feature: str,
+                                         value: Any) -> None:
+    """One problem per document: any problem hands the whole document over to `validate`,
+    which would report a problem the fast path missed."""
+    _pkg, node, _pair = _package()
+    roots = make(node, 40)
+    obj = roots[17]
+    obj.eSet(feature, {"size": 1, "weight": 1.0, "name": "x", "enabled": True}[feature])
+    obj.__dict__[feature]._value = value  # around PyEcore, as a buggy caller might
+    names = {o: f"n{i}" for i, o in enumerate(roots)}
+    notes = _notes(roots, names.get)
+    assert notes == _validate_notes(roots, names.get)
+    assert [n.split(": ")[0] for n in notes] == [f"Node n17.{feature}"]
+
+
+def test_an_unpaired_opposite_in_a_run_is_refused() -> None:
+    _pkg, _node, pair = _package()
+    roots = _pairs(pair, 10)
+    roots[4].__dict__["mate"]._value = roots[7]  # around PyEcore: roots[7] does not list it back
+    names = {o: f"p{i}" for i, o in enumerate(roots)}
+    notes = _notes(roots, names.get)
+    assert notes == _validate_notes(roots, names.get)
+    assert notes == ["Pair p4.mate: target Pair does not list it back in mateOf",
+                     "Pair p5.mateOf: target Pair does not list it back in mate"]
+
+
+def test_an_unpaired_single_opposite_in_a_run_is_refused() -> None:
+    pkg, _node, _pair = _package()
+    roots = _lefts_and_rights(pkg, 10)
+    roots[3].__dict__["right"]._value = roots[15]  # around PyEcore: roots[15] lists roots[5]
+    names = {o: f"o{i}" for i, o in enumerate(roots)}
+    notes = _notes(roots, names.get)
+    assert notes == _validate_notes(roots, names.get)
+    assert notes == ["Left o3.right: target Right does not list it back in left",
+                     "Right o13.left: target Left does not list it back in right"]
+
+
+class _Loud(str):
+    def __str__(self) -> str:
+        return self.upper()
+
+
+def test_ids_of_a_str_subclass_are_written_as_their_characters() -> None:
+    _pkg, node, _pair = _package()
+    roots = _full_nodes(node, 20)
+    ids = {o: _Loud(f"n{i}") for i, o in enumerate(roots)}
+    data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert b'<w:Node xmi:id="n3" name="node3" size="-7" weight="-2.25" enabled="false" next="n2"/>' in data
+    assert data == _general_bytes(roots, ids)[0]
+
+
+def test_feature_names_are_data_in_the_fast_path() -> None:
+    """Names are never source text: braces and quotes stay what they are (a metamodel
+    `validate` would refuse, but the writer alone must not break on it)."""
+    pkg = EPackage("q", nsURI="http://cfmodel.example/q", nsPrefix="q")
+    c = EClass("C")
+    c.eStructuralFeatures += [EAttribute("a{0}", EString), EAttribute('b"}', EInt)]
+    pkg.eClassifiers.append(c)
+    roots = []
+    for i in range(3):
+        o = c()
+        o.eSet("a{0}", f"v{i}")
+        o.eSet('b"}', i)
+        roots.append(o)
+    ids = {o: f"c{i}" for i, o in enumerate(roots)}
+    data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert b'<q:C xmi:id="c1" a{0}="v1" b"}="1"/>' in data
+    assert (data, data) == _general_bytes(roots, ids)
+
+
+@pytest.mark.parametrize("shape", ["flat", "nested", "infra", "repeated-root"])
+def test_contents_is_the_walk(shape: str) -> None:
+    _pkg, node, _pair = _package()
+    if shape == "flat":
+        roots = _nodes(node, 10)
+    elif shape == "nested":
+        base, app = tree_packages()
+        roots = tree_model(base, app)
+    elif shape == "infra":
+        roots = infra_model(infra_package())
+    else:
+        flat = _nodes(node, 3)
+        roots = [*flat, flat[0]]
+    assert canonical.contents(roots) == list(canonical.walk(roots))
