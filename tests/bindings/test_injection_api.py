@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cfmodel.errors import CfEvaluationError
-from cfmodel.transforms.compose import Injector, TypeValue, Value, cf_type
+from cfmodel.transforms.compose import ComposeOptions, Injector, TypeValue, Value, cf_type
 
 Build = Callable[..., Injector]
 
@@ -258,4 +258,86 @@ def test_an_unknown_attribute_of_a_keyed_target(build: Build) -> None:
     assert quoted.value.render() == (
         "l0.bind:4:40: error: std::Host['x]'] has no attribute \"ram\" to bind "
         '(bound by bindings default, layer "layer0", category common)  [unknown-parameter]'
+    )
+
+
+# ---------------------------------------------------------------------- custom producers as parameter sources
+
+PRODUCED = """bindings default {
+  bind parameters std::Host['p1'] to producer 'hostparams' { producer_args => { 'ram' => 12 } }
+  bind parameters std::Host['p2'] to producer 'config'
+  bind parameters std::Host['p3'] to optional producer 'nothing'
+  bind parameters std::Host['p4'] to producer 'nothing'
+  bind parameters std::Host['p5'] to producer 'text'
+  bind parameters std::Host['p6'] to producer 'colours'
+  bind parameters std::Host['p7'] to producer 'colours' { map => { os => colour } }
+  bind parameters std::Host['p8'] to producer 'empty'
+  bind map std::Host to Db::Config { os => system }
+}"""
+
+
+def _producers(calls: list[Mapping[str, Value]]) -> ComposeOptions:
+    def hostparams(args: Mapping[str, Value]) -> Value:
+        calls.append(args)
+        return {"ram": args["ram"] + len(calls) - 1, "colour": "red"}  # a new value at each call
+
+    return ComposeOptions(
+        producers={
+            "hostparams": hostparams,
+            "config": lambda args: TypeValue(cf_type("Db::Config[c]")[0]),
+            "nothing": lambda args: None,
+            "text": lambda args: "linux",
+            "colours": lambda args: {"colour": "blue"},
+            "empty": lambda args: {},
+        }
+    )
+
+
+def test_a_custom_producer_gives_parameters_at_each_lookup(build: Build) -> None:
+    calls: list[Mapping[str, Value]] = []
+    injector = build(PRODUCED, options=_producers(calls))
+    assert injector.instance_parameters("std::Host", HOST, keys=["p1"]) == {"ram": 12}
+    assert injector.instance_parameters("std::Host", HOST, keys=["p1"]) == {"ram": 13}
+    assert calls == [{"ram": 12}, {"ram": 12}]
+    # an instance reference: found and mapped like a bound one (`bind map` of the two types)
+    assert injector.instance_parameters("std::Host", HOST, keys=["p2"], instance=find) == {"os": "solaris"}
+    assert injector.instance_parameters("std::Host", HOST, keys=["p3"]) == {}  # undef, to optional
+    assert injector.instance_parameters("std::Host", HOST, keys=["p7"]) == {"os": "blue"}  # the binding's map
+    assert injector.instance_parameters("std::Host", HOST, keys=["p8"]) == {}  # an empty hash gives nothing
+    source = next(b for b in injector.effective() if b.key.name == "/params/std::Host%5Bp1%5D/value")
+    assert (source.kind, source.lazy, source.value) == ("param-source", True, None)
+    assert calls == [{"ram": 12}, {"ram": 12}]  # effective() does not run producers
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (
+            "p4",
+            "l0.bind:5:3: error: the parameters of std::Host[p4] are bound to a producer that gave undef  "
+            "[parameter-source-missing]",
+        ),
+        (
+            "p5",
+            "l0.bind:6:3: error: the parameters of std::Host[p5] are bound to String 'linux': a hash or an "
+            "instance reference is needed  [type-mismatch]",
+        ),
+        (
+            "p6",
+            "l0.bind:7:3: error: the parameters of std::Host[p6] are bound to {'colour' => 'blue'}, but none of "
+            "its names is an attribute: give a map ({ map => { ... } })  [map-required]",
+        ),
+    ],
+)
+def test_what_a_custom_producer_cannot_give(build: Build, key: str, expected: str) -> None:
+    injector = build(PRODUCED, options=_producers([]))
+    with pytest.raises(CfEvaluationError) as caught:
+        injector.instance_parameters("std::Host", HOST, keys=[key])
+    assert caught.value.render() == expected
+
+
+def test_an_unknown_producer_of_parameters(errors_of: Callable[..., str]) -> None:
+    assert errors_of("bindings a {\n  bind parameters std::Host to producer 'nope'\n}") == (
+        'l0.bind:2:3: error: unknown producer "nope" for ParameterSource "/params/std::Host/value" '
+        '(bindings a, layer "layer0", category common)  [unknown-producer]'
     )

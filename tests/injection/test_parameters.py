@@ -499,3 +499,31 @@ m = 128
         "{dir}/bindings/default.bind:2:3: error: Db[db, a] is bound as the parameters of Web[one, 'a,b'], but "
         "there is no Db[db, a]  [parameter-source-missing]"
     )
+
+
+def test_a_custom_producer_as_a_parameter_source(project: Project) -> None:
+    """``bind parameters X to producer '...'`` (the seed's fourth kind of parameter producer)."""
+    from cfmodel.transforms.compose import ComposeOptions
+    from cfmodel.transforms.providers import create_injector
+
+    bindings = (
+        "bindings default {\n"
+        "  bind parameters Host to producer 'sizes' { producer_args => { 'base' => 4 } }\n"
+        "  bind parameters Host['b'] to { ram => 1 }\n"
+        "}\n"
+    )
+    project.write({"main.cf": HOST + 'Host(name="a")\nHost(name="b")\nHost(name="c", ram=3)\n'})
+    project.write({"bindings/default.bind": bindings})
+    calls: list[object] = []
+
+    def sizes(args: object) -> dict[str, object]:
+        calls.append(args)
+        return {"ram": 4 * len(calls), "os": "bsd", "colour": "red"}  # colour: no such attribute
+
+    injector = create_injector(project.root, {}, ComposeOptions(producers={"sizes": sizes}))
+    assert project.compile(injector=injector).dump() == (
+        '#0 __config__::Host\n  name = "a"\n  note = null\n  os = "bsd"\n  owner = "ops"\n  ram = 4\n'
+        '#1 __config__::Host\n  name = "b"\n  note = null\n  os = "bsd"\n  owner = "ops"\n  ram = 1\n'
+        '#2 __config__::Host\n  name = "c"\n  note = null\n  os = "bsd"\n  owner = "ops"\n  ram = 3\n'
+    )
+    assert calls == [{"base": 4}] * 3  # once per constructor call

@@ -16,7 +16,7 @@ Error codes: ``binding-conflict``, ``abstract-not-bound``, ``override-nothing``,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import Diagnostics, Note, Span
@@ -208,14 +208,22 @@ class Composer:
             self._check_type(key, entry, found.value, self.applicable.get(key, []))
         return Resolved(entry, found.value, found.lazy, source)
 
-    def _param_source(self, entry: Entry) -> Resolved:
+    def _param_source(self, entry: Entry) -> Resolved | None:
+        """``bind parameters X to <source>``: an instance, an expression's value, or a custom
+        producer's (run at each lookup, like any custom producer; None: unknown, reported)."""
         producer = entry.producer
-        source = self._produce(entry)
         mapping = option_value(entry.element, "map")
         mapped = evaluate(mapping, self.facts) if mapping is not None else None
         target = entry.key.name.split("/")[2]
         if producer is None:
             return Resolved(entry, None)
+        if kind_of(producer) == "CustomProducer":
+            produce = self._lazy(entry)
+            if produce is None:
+                return None
+            made = ParameterSource(target, None, mapped, entry.optional, entry.span, produce)
+            return Resolved(entry, made, lambda: replace(made, source=produce(), produce=None))
+        source = self._produce(entry)
         return Resolved(entry, ParameterSource(target, source, mapped, entry.optional, entry.span))
 
     def _produce(self, entry: Entry) -> Value:

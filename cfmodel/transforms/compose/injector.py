@@ -10,7 +10,7 @@ injection; docs/bindings.md, "Injection API"):
   (``int``, ``string[]``, ``dict``; ``T?`` gives ``null`` when nothing is bound);
 * ``instance_parameters(entity, attributes, keys=..., instance=...)``: values for the
   attributes a constructor call did not give (``bind parameters ns::Entity to {...}``,
-  ``ns::Entity[key]``, and instances bound as parameter sources);
+  ``ns::Entity[key]``, and instances, hashes or custom producers bound as parameter sources);
 * ``variables()``: the top scope variables (``bind variables``);
 * ``classes()``: ``inject('/classes')``.
 
@@ -194,8 +194,7 @@ class Injector:
     def _with_map(self, source: ParameterSource) -> ParameterSource:
         if source.map is not None or not isinstance(source.source, TypeValue):
             return source
-        target_type = decode_target(source.target)[0]
-        mapping = self._values.get(Key("ParameterMap", f"/map/{target_type}/{source.source.type.name}"))
+        mapping = self._type_map(decode_target(source.target)[0], source.source)
         return ParameterSource(source.target, source.source, mapping, source.optional, source.span)
 
     def instance_parameters(
@@ -242,7 +241,7 @@ class Injector:
         for target in targets:
             found = dict(self._literal_parameters(target, known))
             for source in self._sources.get(target, ()):
-                for attribute, value in self._from_source(self._with_map(source), known, instance).items():
+                for attribute, value in self._from_source(source, known, instance).items():
                     found.setdefault(attribute, value)
             for attribute, value in found.items():
                 if attribute not in skip:
@@ -266,32 +265,56 @@ class Injector:
     def _from_source(
         self, source: ParameterSource, wanted: list[str], instance: InstanceLookup | None
     ) -> dict[str, Value]:
+        """The values a source gives *wanted* attributes: an instance's or a hash's, by the map.
+
+        A hash (an expression's or a custom producer's value) is read like an instance, by
+        attribute name through the map, not split into one binding per name as a literal
+        ``{...}`` is: only a literal's names are known before the lookup (so only they are
+        checked, ``unknown-parameter``, and shadowed one by one)."""
         target_name, titles = decode_target(source.target)
         target = show_target(target_name, titles)
-        if not isinstance(source.source, TypeValue):
-            values = source.source if isinstance(source.source, dict) else {}
-        else:
-            found = instance(source.source) if instance is not None else None
+        value = source.produce() if source.produce is not None else source.source
+        if isinstance(value, TypeValue):
+            found = instance(value) if instance is not None else None
             if found is None:
                 if source.optional:
                     return {}
-                message = (
-                    f"{source.source} is bound as the parameters of {target}, but there is no {source.source}"
-                )
+                message = f"{value} is bound as the parameters of {target}, but there is no {value}"
                 raise CfEvaluationError(message, source.span, "parameter-source-missing")
-            values = dict(found)
-        mapping = dict(source.map) if source.map is not None else {n: n for n in wanted if n in values}
-        if not mapping:
-            bound = source.source if isinstance(source.source, TypeValue) else show(source.source)
+            values: Mapping[str, Value] = dict(found)
+            mapping = source.map if source.map is not None else self._type_map(target_name, value)
+        elif isinstance(value, dict):
+            if not value:
+                return {}
+            values, mapping = value, source.map
+        elif value is None:
+            if source.optional:
+                return {}
+            message = f"the parameters of {target} are bound to a producer that gave undef"
+            raise CfEvaluationError(message, source.span, "parameter-source-missing")
+        else:
             message = (
-                f"the parameters of {target} are bound to {bound}, but no attribute has the same "
-                f"name in both: bind a map (bind map {target_name} to "
-                f"{_type_name(source.source)} {{ ... }}) or give one ({{ map => {{ ... }} }})"
+                f"the parameters of {target} are bound to {describe(value)}: a hash or an instance "
+                "reference is needed"
             )
+            raise CfEvaluationError(message, source.span, "type-mismatch")
+        pairs = dict(mapping) if mapping is not None else {n: n for n in wanted if n in values}
+        if not pairs:
+            if isinstance(value, TypeValue):
+                remedy = (
+                    f"no attribute has the same name in both: bind a map (bind map {target_name} to "
+                    f"{value.type.name} {{ ... }}) or give one ({{ map => {{ ... }} }})"
+                )
+            else:
+                remedy = "none of its names is an attribute: give a map ({ map => { ... } })"
+            message = f"the parameters of {target} are bound to {_shown(value)}, but {remedy}"
             raise CfEvaluationError(message, source.span, "map-required")
-        return {
-            mine: values[theirs] for mine, theirs in mapping.items() if mine in wanted and theirs in values
-        }
+        return {mine: values[theirs] for mine, theirs in pairs.items() if mine in wanted and theirs in values}
+
+    def _type_map(self, target_name: str, source: TypeValue) -> Mapping[str, Value] | None:
+        """``bind map Target to Source { ... }``, if bound."""
+        mapping = self._values.get(Key("ParameterMap", f"/map/{target_name}/{source.type.name}"))
+        return mapping if isinstance(mapping, dict) else None
 
     def _entry_of(self, key: Key) -> Entry | None:
         resolved = self._composer.resolved.get(key)
@@ -375,8 +398,8 @@ def _is_type(target: str) -> bool:
     return last[:1].isupper()
 
 
-def _type_name(value: Value) -> str:
-    return value.type.name if isinstance(value, TypeValue) else "?"
+def _shown(value: Value) -> str:
+    return str(value) if isinstance(value, TypeValue) else show(value)
 
 
 def _classes(entries: list[Entry]) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeAlias
 
 from cfmodel.errors import CfEvaluationError, Span
@@ -95,13 +95,20 @@ class LambdaValue:
 
 @dataclass(frozen=True, slots=True)
 class ParameterSource:
-    """``bind parameters <target> to <instance>``: where a target's parameters come from."""
+    """``bind parameters <target> to <source>``: where a target's parameters come from.
+
+    ``target`` is encoded as in injector names (`encode_target`). ``source`` is an instance
+    reference (``Sql[one]``: a ``TypeValue``) or the value of an expression (a hash is read
+    like an instance: by attribute name, through the map); for a custom producer (``to
+    producer 'name'``) it is None and ``produce`` makes the source at each lookup.
+    """
 
     target: str
     source: Value
     map: Mapping[str, Value] | None
     optional: bool
     span: Span | None = None
+    produce: Callable[[], Value] | None = field(default=None, compare=False)
 
 
 def key_of(spec: TypeSpec | None, name: str) -> Key:

@@ -28,7 +28,9 @@ evaluator (entities, index tables). Output, for the evaluator:
   keys; a constructor that needs one that does not exist yet waits for it, and when nothing
   can create it any more it does not exist (`SourceWait`, completed like an optional
   relation): ``parameter-source-missing``, or nothing for ``to optional``. The
-  source's attributes are read when they are known (the constructor waits for them).
+  source's attributes are read when they are known (the constructor waits for them). A
+  custom producer bound as a source (``to producer 'name'``) is asked at each constructor
+  call; its hash (or instance reference) is read like an instance's attributes.
   Injected values are set at construction, with the binding's position: a type error points
   at the binding, and setting the attribute later is a ``double-assignment`` whose note
   points at the binding.
