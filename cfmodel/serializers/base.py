@@ -124,13 +124,8 @@ def ids_from(id_of: IdFunction | None, objects: Iterable[EObject]) -> dict[EObje
     """Apply a caller's id function; objects it maps to None get positional paths."""
     if id_of is None:
         return {}
-    objects = list(objects)
+    objects = objects if type(objects) is list else list(objects)
     idents = list(map(id_of, objects))
     if None not in idents:  # every object named (the common case), at C speed
         return dict(zip(objects, idents, strict=True))
-    out: dict[EObject, str] = {}
-    for obj in objects:
-        ident = id_of(obj)
-        if ident is not None:
-            out[obj] = ident
-    return out
+    return {obj: ident for obj, ident in zip(objects, idents, strict=True) if ident is not None}

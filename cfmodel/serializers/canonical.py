@@ -157,12 +157,16 @@ def walk(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> I
             stack.extend(reversed(list(model.children(obj, features))))
 
 
-def contents(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> list[EObject]:
+def contents(roots: Iterable[EObject], cache: model.FeatureCache | None = None,
+             classes: list[EObject] | None = None) -> list[EObject]:
     """``list(walk(roots, cache))``; when no root's class has containments (a flat document),
-    the roots themselves, without a step per object."""
+    the roots themselves, without a step per object. `classes`: `one_per_class(roots)`,
+    if the caller has it."""
     roots = list(roots)
     features = cache or model.FeatureCache()
-    if not any(features.containments(o.eClass) for o in one_per_class(roots)):
+    if classes is None:
+        classes = one_per_class(roots)
+    if not any(features.containments(o.eClass) for o in classes):
         return roots
     return list(walk(roots, features))
 

@@ -108,9 +108,11 @@ def to_bytes(roots: Sequence[EObject], options: XmiOptions | None = None) -> byt
     roots = list(roots)
     with gc_paused():
         cache = model.FeatureCache()
-        objects = canonical.contents(roots, cache)
+        classes = canonical.one_per_class(roots)
+        objects = canonical.contents(roots, cache, classes)
         ids = ids_from(opts.id_of, objects)
-        writer = _Writer(roots, ids, objects, cache)
+        # As many objects as roots: the roots are all the objects (a flat document).
+        writer = _Writer(roots, ids, objects, cache, classes if len(objects) == len(roots) else None)
         # Checked while written: the generated functions check what `validate` checks and
         # give up at the first doubt; then `validate` says what is wrong (or that nothing
         # is, for values PyEcore's descriptors did not store) before anything is returned.
@@ -437,14 +439,16 @@ class _Writer:
     """One document: a pre-order pass over the objects with an explicit stack.
 
     `objects` are the document's objects in pre-order (`canonical.contents`); `ids` is keyed
-    by some of them and nothing else (as `ids_from` makes it), which the checks rely on.
+    by some of them and nothing else (as `ids_from` makes it), which the checks rely on;
+    `classes` is `canonical.one_per_class(objects)`, when the caller has it.
     """
 
     def __init__(self, roots: list[EObject], ids: dict[EObject, str], objects: list[EObject],
-                 cache: model.FeatureCache | None = None) -> None:
+                 cache: model.FeatureCache | None = None, classes: list[EObject] | None = None) -> None:
         self.roots = roots
         self.ids = ids
         self.objects = objects
+        self.classes = classes
         self.cache = cache or model.FeatureCache()
         self.prefixes: dict[str, str] = {}  # nsURI -> prefix
         self.plans: dict[type, _ClassPlan] = {}
@@ -477,7 +481,9 @@ class _Writer:
             self.checks = _Checks(inside, validate.Pairs(), self.cache)
             self.plans.clear()
         plans, plan = self.plans, self.plan
-        for obj in canonical.one_per_class(self.objects):  # fixes prefixes in document order
+        if self.classes is None:
+            self.classes = canonical.one_per_class(self.objects)
+        for obj in self.classes:  # fixes prefixes in document order
             if type(obj) not in plans:
                 plan(obj)
         if checked and any(p.detail for p in plans.values()):
