@@ -24,7 +24,7 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EClass, EEnum, EEnumLiteral, EObject, EPackage
 
-from cfmodel.serializers import model
+from cfmodel.serializers import fastpath, model
 
 
 def quote(text: str | None) -> str:
@@ -159,16 +159,40 @@ def walk(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> I
 
 def contents(roots: Iterable[EObject], cache: model.FeatureCache | None = None,
              classes: list[EObject] | None = None) -> list[EObject]:
-    """``list(walk(roots, cache))``; when no root's class has containments (a flat document),
-    the roots themselves, without a step per object. `classes`: `one_per_class(roots)`,
-    if the caller has it."""
+    """``list(walk(roots, cache))``, without a generator step per object, and reading
+    containments as `fastpath` does (no empty holders made for untouched features); when no
+    root's class has containments (a flat document), the roots themselves. `classes`:
+    `one_per_class(roots)`, if the caller has it."""
     roots = list(roots)
     features = cache or model.FeatureCache()
     if classes is None:
         classes = one_per_class(roots)
     if not any(features.containments(o.eClass) for o in classes):
         return roots
-    return list(walk(roots, features))
+    out: list[EObject] = []
+    append = out.append
+    stack = roots[::-1]
+    pop, extend = stack.pop, stack.extend
+    nesting: dict[type, list[tuple[Any, bool]]] = {}  # a class's containments, and are they many?
+    while stack:
+        obj = pop()
+        append(obj)
+        found = nesting.get(type(obj))
+        if found is None:
+            found = nesting[type(obj)] = [(f, bool(f.many)) for f in features.containments(obj.eClass)]
+        if not found:
+            continue
+        kids: list[EObject] = []
+        for f, many in found:
+            if many:
+                kids.extend(fastpath.items(obj, f))
+            else:
+                child = fastpath.value(obj, f)
+                if child is not None:
+                    kids.append(child)
+        kids.reverse()
+        extend(kids)
+    return out
 
 
 def one_per_class(objects: list[EObject]) -> list[EObject]:

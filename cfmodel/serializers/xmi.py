@@ -509,62 +509,68 @@ class _Writer:
             self.elements(out, [(root, plan(root).type_name, attrs_text(ns), 0)], checked)
             return "".join(out).encode("utf-8")
         out.append(f"<xmi:XMI{attrs_text(ns)}>\n")
-        append, ids, names = out.append, self.ids, self.names
+        append = out.append
         # One class of objects (so of roots): one run, without grouping.
         runs = [(type(self.roots[0]), self.roots)] if len(plans) == 1 else itertools.groupby(self.roots, type)
         for cls, run in runs:
             p = plans[cls]
-            if checked and p.leaf and p.checked_run is not None:
-                p.checked_run(run, append, ids, names, f"  <{p.type_name}", "/>\n")
-                continue
-            for r in run:
-                self.root(out, p, r, checked)
+            if p.leaf:  # the common case: one line each
+                self.leaves(append, p, run, f"  <{p.type_name}", checked)
+            else:
+                self.elements(out, [(r, p.type_name, "", 1) for r in run], checked)
         out.append("</xmi:XMI>\n")
         return "".join(out).encode("utf-8")
 
-    def root(self, out: list[str], p: _ClassPlan, r: EObject, checked: bool) -> None:
-        """One of several roots."""
+    def leaves(self, append: Callable[[str], None], p: _ClassPlan, objs: Any, start: str,
+               checked: bool) -> None:
+        """Consecutive objects of one leaf class (always empty elements), each as one line."""
         ids, names = self.ids, self.names
-        if p.leaf:  # the common case: one line
-            start = f"  <{p.type_name}"
+        if checked and p.checked_run is not None:
+            p.checked_run(objs, append, ids, names, start, "/>\n")
+            return
+        head = p.checked_head if checked else p.head
+        for obj in objs:
             try:
-                out.append((p.checked_head if checked else p.head)(r, ids, names, start, "/>\n"))  # type: ignore[misc]
+                append(head(obj, ids, names, start, "/>\n"))  # type: ignore[misc]
             except (AttributeError, KeyError, TypeError):
                 if checked:
                     raise
-                out.append(f"{start}{p.slow_head(r, ids, names)}/>\n")
-        else:
-            self.elements(out, [(r, p.type_name, "", 1)], checked)
+                append(f"{start}{p.slow_head(obj, ids, names)}/>\n")
 
     def elements(self, out: list[str], top: list[tuple[EObject, str, str, int]], checked: bool) -> None:
-        """Write objects and everything they contain; `top` holds (object, tag, head, depth)."""
+        """Write objects and everything they contain; `top` holds (object, tag, head, depth).
+
+        The stack holds closing tags, objects (object, tag, head, depth), and runs of
+        children of one leaf class in one feature (plan, objects, start), written as roots' are.
+        """
         append = out.append
         plans, ids, names = self.plans, self.ids, self.names
         indents = [""]
         stack: list[Any] = list(reversed(top))
-        pop, push = stack.pop, stack.append
+        pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
             item = pop()
             if type(item) is str:  # a closing tag
                 append(item)
                 continue
+            if len(item) == 3:
+                run_plan, run, run_start = item
+                self.leaves(append, run_plan, run, run_start, checked)
+                continue
             obj, tag, head, depth = item
             p = plans[type(obj)]
             while len(indents) <= depth + 1:
                 indents.append("  " * len(indents))
-            indent = indents[depth]
-            many_values = [(name, literal, values) for f, name, literal in p.many_attrs
-                           if (values := fastpath.items(obj, f))]
-            children: list[tuple[EObject, Any]] = []
-            for f, _name, many in p.contained:
-                if many:
-                    children.extend((c, f) for c in fastpath.items(obj, f))
-                else:
-                    c = fastpath.value(obj, f)
-                    if c is not None:
-                        children.append((c, f))
+            indent, inner = indents[depth], indents[depth + 1]
             start = f"{indent}<{tag}{head}"
-            end = ">\n" if many_values or children else "/>\n"
+            if p.leaf:
+                many_values: list[tuple[str, Any, Any]] = []
+                kids: list[Any] = []
+            else:
+                many_values = [(name, literal, values) for f, name, literal in p.many_attrs
+                               if (values := fastpath.items(obj, f))]
+                kids = self.children(obj, p, inner, depth + 1)
+            end = ">\n" if many_values or kids else "/>\n"
             try:
                 append((p.checked_head if checked else p.head)(obj, ids, names, start, end))  # type: ignore[misc]
             except (AttributeError, KeyError, TypeError):
@@ -573,13 +579,31 @@ class _Writer:
                 append(f"{start}{p.slow_head(obj, ids, names)}{end}")
             if end == "/>\n":
                 continue
-            inner = indents[depth + 1]
             for name, literal, values in many_values:
                 for v in values:
                     append(f"{inner}<{name}>{escape_text(literal(v))}</{name}>\n")
             push(f"{indent}</{tag}>\n")
-            for c, f in reversed(children):
-                push((c, f.name, plans[type(c)].typed, depth + 1))
+            kids.reverse()
+            extend(kids)
+
+    def children(self, obj: EObject, p: _ClassPlan, indent: str, depth: int) -> list[Any]:
+        """Stack items for the object's children, in order: a run for consecutive children
+        of one leaf class in one feature, else one item per child."""
+        plans = self.plans
+        kids: list[Any] = []
+        for f, name, many in p.contained:
+            if many:
+                values = fastpath.items(obj, f)
+            else:
+                c = fastpath.value(obj, f)
+                values = () if c is None else (c,)
+            for cls, run in itertools.groupby(values, type):
+                cp = plans[cls]
+                if cp.leaf:
+                    kids.append((cp, list(run), f"{indent}<{name}{cp.typed}"))
+                else:
+                    kids.extend((c, name, cp.typed, depth) for c in run)
+        return kids
 
 
 # ---- reading --------------------------------------------------------------------------

@@ -13,19 +13,22 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 from pyecore.ecore import EAttribute, EBoolean, EClass, EDouble, EInt, EObject, EPackage, EReference, EString
 
 from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, validate, xmi
-from tests.serializers.samples import infra_model, infra_package, tree_model, tree_packages
+from cfmodel.serializers.base import XMI_NS
+from tests.serializers.samples import infra_ids, infra_model, infra_package, tree_model, tree_packages
 
 
 def _package() -> tuple[EPackage, EClass, EClass]:
     """``Node`` (the benchmark's shape: four attributes, one reference), ``Pair`` (a
     required name, an opposite pair of references, one many-valued), ``Left`` and
-    ``Right`` (single-valued opposites: the fast path checks the pairing)."""
+    ``Right`` (single-valued opposites: the fast path checks the pairing), ``Box`` (holds
+    ``Item``s: ``Box``es, ``Leaf``s and ``Other``s, many and one)."""
     pkg = EPackage("w", nsURI="http://cfmodel.example/w", nsPrefix="w")
     node = EClass("Node")
     node.eStructuralFeatures += [
@@ -41,7 +44,15 @@ def _package() -> tuple[EPackage, EClass, EClass]:
     to_right.eOpposite = to_left
     left.eStructuralFeatures += [EAttribute("name", EString), to_right]
     right.eStructuralFeatures += [EAttribute("name", EString), to_left]
-    pkg.eClassifiers.extend([node, pair, left, right])
+    item = EClass("Item", abstract=True)
+    item.eStructuralFeatures.append(EAttribute("name", EString))
+    box, leaf, other = EClass("Box", superclass=(item,)), EClass("Leaf", superclass=(item,)), EClass(
+        "Other", superclass=(item,))
+    box.eStructuralFeatures += [EReference("items", item, upper=-1, containment=True),
+                                EReference("one", item, containment=True), EAttribute("tags", EString, upper=-1)]
+    leaf.eStructuralFeatures += [EAttribute("size", EInt), EReference("see", item)]
+    other.eStructuralFeatures.append(EAttribute("weight", EDouble))
+    pkg.eClassifiers.extend([node, pair, left, right, item, box, leaf, other])
     return pkg, node, pair
 
 
@@ -93,6 +104,40 @@ def _lefts_and_rights(pkg: EPackage, n: int) -> list[EObject]:
     return lefts + rights
 
 
+def _boxes(pkg: EPackage, n: int) -> list[EObject]:
+    """Boxes holding runs of leaves of one class, of mixed classes, boxes between them,
+    a single containment, many-valued attributes; leaves refer to earlier objects."""
+    box, leaf, other = (pkg.getEClassifier(c) for c in ("Box", "Leaf", "Other"))
+    made: list[EObject] = []
+
+    def fill(b: EObject, depth: int, k: int) -> None:
+        for j in range(k):
+            kind = (j * 7 + depth) % 5
+            if (kind == 4 or j == k - 2) and depth < 3:
+                c = box(name=f"b{len(made)}")
+                fill(c, depth + 1, k - 1)
+            elif kind == 3:
+                c = other(name=f"o{len(made)}", weight=j / 4)
+            else:
+                c = leaf(name=f"l{len(made)}", size=j)
+                if made and j % 3:
+                    c.see = made[len(made) // 2]
+            made.append(c)
+            b.items.append(c)
+        if depth % 2:
+            b.one = leaf(name="single", size=depth)
+        if k % 2:
+            b.tags.extend(["a", "b & c"])
+
+    roots = []
+    for i in range(n):
+        b = box(name=f"root{i}")
+        fill(b, 0, 6 + i)
+        roots.append(b)
+    roots.insert(1, leaf(name="flat", size=0))
+    return roots
+
+
 def _pairs(pair: EClass, n: int) -> list[EObject]:
     out = [pair(name=f"p{i}") for i in range(n)]
     for i in range(0, n - 1, 2):
@@ -119,6 +164,23 @@ def _documents() -> dict[str, Callable[[], tuple[list[EObject], Callable[[EObjec
         roots = _lefts_and_rights(pkg, 10)
         return roots, {o: f"o{i}" for i, o in enumerate(roots)}.get
 
+    def nested() -> tuple[list[EObject], Any]:
+        roots = _boxes(pkg, 4)
+        return roots, {o: f"x{i}" for i, o in enumerate(canonical.walk(roots)) if i % 5}.get
+
+    def nested_single_root() -> tuple[list[EObject], Any]:
+        roots = _boxes(pkg, 1)[:1]
+        return roots, {o: f"x{i}" for i, o in enumerate(canonical.walk(roots))}.get
+
+    def nested_positional() -> tuple[list[EObject], Any]:
+        return _boxes(pkg, 3), None
+
+    def tree() -> tuple[list[EObject], Any]:
+        return tree_model(*tree_packages()), None
+
+    def infra() -> tuple[list[EObject], Any]:
+        return infra_model(infra_package()), infra_ids
+
     def partly_named() -> tuple[list[EObject], Any]:
         roots = _nodes(node, 60)
         return roots, {o: f"n{i}" for i, o in enumerate(roots) if i % 4}.get
@@ -140,7 +202,8 @@ def _documents() -> dict[str, Callable[[], tuple[list[EObject], Callable[[EObjec
         return roots, lambda o: "only"
 
     return {"one-class": one_class, "full": full, "full-partly-named": full_partly_named,
-            "opposites": opposites, "partly-named": partly_named, "positional": positional,
+            "opposites": opposites, "nested": nested, "nested-single-root": nested_single_root,
+            "nested-positional": nested_positional, "tree": tree, "infra": infra, "partly-named": partly_named, "positional": positional,
             "classes-mixed": classes_mixed, "pairs": pairs, "single-root": single}
 
 
@@ -169,6 +232,30 @@ def test_checked_writer_writes_what_the_general_heads_write(name: str) -> None:
     assert data == generated == slow
     checked = xmi._Writer(roots, ids, objects).document(checked=True)
     assert checked == data  # nothing handed over to `validate` for these valid documents
+
+
+@pytest.mark.parametrize("name", ["nested", "nested-single-root", "nested-positional"])
+def test_nested_objects_are_written_in_document_order(name: str) -> None:
+    """Independent of the writer's stack: elements in file order are the objects in
+    pre-order, each under its containment feature's name."""
+    roots, id_of = _documents()[name]()
+    root = ElementTree.fromstring(xmi.to_bytes(roots, xmi.XmiOptions(id_of=id_of)))
+    elements = [e for e in root.iter() if e.tag != "tags" and e.tag != f"{{{XMI_NS}}}XMI"]
+    objects = list(canonical.walk(roots))
+    assert [e.get("name") for e in elements] == [o.name for o in objects]
+    features = [o.eContainmentFeature() for o in objects]
+    assert [e.tag for e in elements] == [f.name if f is not None else f"{{{o.eClass.ePackage.nsURI}}}{o.eClass.name}"
+                                         for o, f in zip(objects, features, strict=True)]
+    lines = xmi.to_bytes(roots, xmi.XmiOptions(id_of=id_of)).decode().splitlines()
+    starts = [line for line in lines if line.lstrip().startswith("<") and not line.lstrip().startswith(
+        ("</", "<tags>", "<?xml", "<xmi:XMI"))]
+    top = 0 if len(roots) == 1 else 1
+    assert [len(line) - len(line.lstrip(" ")) for line in starts] == [2 * (_depth(o) + top) for o in objects]
+
+
+def _depth(obj: EObject) -> int:
+    container = obj.eContainer()
+    return 0 if not isinstance(container, EObject) else 1 + _depth(container)
 
 
 def _notes(roots: list[EObject], id_of: Callable[[EObject], str | None]) -> list[str]:
@@ -308,11 +395,13 @@ def test_feature_names_are_data_in_the_fast_path() -> None:
     assert (data, data) == _general_bytes(roots, ids)
 
 
-@pytest.mark.parametrize("shape", ["flat", "nested", "infra", "repeated-root"])
+@pytest.mark.parametrize("shape", ["flat", "nested", "boxes", "infra", "repeated-root"])
 def test_contents_is_the_walk(shape: str) -> None:
-    _pkg, node, _pair = _package()
+    pkg, node, _pair = _package()
     if shape == "flat":
         roots = _nodes(node, 10)
+    elif shape == "boxes":
+        roots = _boxes(pkg, 3)
     elif shape == "nested":
         base, app = tree_packages()
         roots = tree_model(base, app)
