@@ -35,6 +35,8 @@ paths with PyEcore's own setters.
 
 from __future__ import annotations
 
+import itertools
+import weakref
 from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
@@ -287,6 +289,18 @@ def _registry_parts() -> tuple[Any, Any, list[Any], Any] | None:
 
 
 REGISTRY = _registry_parts()
+
+
+def register_all(objs: list[EObject]) -> None:
+    """`register` each of `objs` (new objects), the weak references made at C speed."""
+    if REGISTRY is None:
+        for obj in objs:
+            register(obj)
+        return
+    add, remove, pending, commit = REGISTRY
+    if pending:
+        commit()
+    add.__self__.update(map(weakref.ref, objs, itertools.repeat(remove)))
 
 
 def light_new(cls: type) -> EObject:

@@ -46,7 +46,7 @@ from decimal import InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from pyecore.ecore import EAttribute, EObject
+from pyecore.ecore import EAttribute, EObject, EString
 from pyecore.innerutils import InternalSet
 from pyecore.resources import ResourceSet
 from pyecore.valuecontainer import EValue
@@ -61,6 +61,7 @@ from cfmodel.serializers import (
     linking,
     model,
     validate,
+    xmiscan,
     xmlsafe,
 )
 from cfmodel.serializers.base import (
@@ -624,9 +625,26 @@ def from_bytes(data: bytes, resource_set: ResourceSet, name: str = "<bytes>",
                options: XmiOptions | None = None) -> Document:
     opts = options or XmiOptions()
     with gc_paused(promote=True):
+        xmlsafe.check_document(data, name, opts.limits)
+        if opts.limits.max_depth >= 2:  # a flat document's elements are 2 deep
+            scanned = _scanned(data, name, resource_set)
+            if scanned is not None:
+                return scanned
         reader = _Reader(name, resource_set, opts.limits.max_depth)
         xmlsafe.feed(reader.parser, data, name, opts.limits)
         return reader.document()
+
+
+def _scanned(data: bytes, name: str, resource_set: ResourceSet) -> Document | None:
+    """The document, read through the fast lane (`xmiscan`), or None when it is outside
+    what that lane reads (nothing it made is kept then; expat reads it and reports any
+    error, with its line)."""
+    if not fastpath.LIGHT:
+        return None
+    try:
+        return _ScanReader(name, resource_set, 2).read(xmiscan.decode(data))
+    except (xmiscan.NotScannableError, CfSerializationError):
+        return None
 
 
 # What a name on an element of a class stands for.
@@ -676,15 +694,16 @@ _READ_CODE = {
 }
 
 
-def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str, list[Any]]:
-    """Python source of a function building one object of `plan`'s class from its XML
-    attributes, and the values its closure needs (``L<k>``: features and literal readers).
+def _branches(plan: _ReadPlan, raw: bool, light: bool) -> tuple[dict[str, list[str]], list[Any]]:
+    """Per name an element of `plan`'s class may carry: source lines storing its value
+    (in ``text``) on ``obj`` (``d`` is its ``__dict__``), and the values those lines
+    need (``L<k>``: features, literal readers, holder classes).
 
-    Only attribute and feature names appear in the text, as `repr` literals. They are
-    dispatched by a binary search; single-valued attributes go straight into new `EValue`
-    holders when `raw` (see `fastpath`), into per-feature light holders when `light` (the
-    object is then a light object, `plan.light`), else through `fastpath.set_attribute`; references
-    and ids go into the reader's tables; anything else to ``other``.
+    Only attribute and feature names appear in the text, as `repr` literals. Single-valued
+    attributes go straight into new `EValue` holders when `raw` (see `fastpath`), into
+    per-feature light holders when `light` (the object is then a light object,
+    `plan.light`), else through `fastpath.set_attribute`; references and ids go into the
+    reader's tables. Names without lines (many-valued attributes) go to ``other``.
     """
     branches: dict[str, list[str]] = {
         _XMI_ID: [
@@ -739,6 +758,38 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
         elif kind in (_REF, _CONTAIN):  # a containment here is odd; PyEcore's API handles it
             free += [f, None]
             branches[key] = [f"pending((obj, L{k}, text, P.CurrentLineNumber))"]
+    return branches, free
+
+
+def _new_object_lines(light: bool, register: bool = True) -> list[str]:
+    """Lines making ``obj`` and ``d``; a light object is put in PyEcore's registry of
+    instances only if `register` (else the caller registers it later)."""
+    if not light:
+        return ["obj = cls.__new__(cls)", "s = obj._isset", "d = obj.__dict__"]
+    # (a light object's _isset is made from its light holders when first read)
+    lines = ["obj = new(cls)", f"obj.{fastpath.BATCH} = batch"]
+    if register:
+        lines += ["register(obj)"] if fastpath.REGISTRY is None else [
+            "if pending_removals:",  # what WeakSet.add does, inlined
+            "    commit_removals()",
+            "registry_add(weak(obj, unregister))"]
+    return [*lines, "d = obj.__dict__"]
+
+
+# The names every generated constructor is made with (then its own ``L<k>``).
+_MAKE_NAMES = ("cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
+               " other, conform, InternalSet, register, registry_add, unregister, pending_removals,"
+               " commit_removals, weak, batch, defer, sync_isset, unescape")
+
+
+def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str, list[Any]]:
+    """Python source of a function building one object of `plan`'s class from its XML
+    attributes (a dict, as expat gives them), and the values its closure needs (`_branches`).
+
+    With few names, each is looked up in the dict; with many, a binary search dispatches
+    every attribute of the element; anything else goes to ``other``.
+    """
+    branches, free = _branches(plan, raw, light)
     if len(branches) <= _FEW_NAMES:
         # Few names: each looked up once (the file's own order of the ids and values is
         # kept: the id first, then features in plan order, as written); what is left
@@ -746,7 +797,7 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
         known = frozenset([*branches, _XSI_TYPE])
         free.append(known)
         body = ["        n = len(attrs)", "        if n:"]
-        for key in [_XMI_ID, *[k for k in branches if k != _XMI_ID], _XSI_TYPE]:
+        for key in _lookup_order(branches):
             body += [f"            text = attrs.get({key!r})", "            if text is not None:",
                      "                n -= 1"]
             body += [f"                {line}" for line in branches.get(key, [])]
@@ -757,26 +808,58 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
         body = ["        for key, text in attrs.items():", *_dispatch(sorted(branches), branches, 2)]
     names = [f"L{k}" for k in range(len(free))]
     source = "\n".join([
-        "def make(cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
-        " other, conform, InternalSet, register, registry_add, unregister, pending_removals,"
-        f" commit_removals, weak, batch, defer, sync_isset, {', '.join(names)}):",
+        f"def make({_MAKE_NAMES}, {', '.join(names)}):",
         "    def create(attrs):",
-        *([
-            "        obj = new(cls)",
-            f"        obj.{fastpath.BATCH} = batch",  # _isset: made from the light holders when read
-            *(["        register(obj)"] if fastpath.REGISTRY is None else [
-                "        if pending_removals:",  # what WeakSet.add does, inlined
-                "            commit_removals()",
-                "        registry_add(weak(obj, unregister))"]),
-        ] if light else [
-            "        obj = cls.__new__(cls)",
-            "        s = obj._isset",
-        ]),
-        "        d = obj.__dict__",
+        *codegen.indent(_new_object_lines(light), 2),
         *body,
         *(["        if '_isset' in d:", "            sync_isset(obj)"] if light else []),
         "        return obj",
         "    return create",
+        "",
+    ])
+    return source, free
+
+
+def _lookup_order(branches: dict[str, list[str]]) -> list[str]:
+    """The order in which `create` looks names up when there are few: the id, the features
+    in plan order, ``xsi:type``."""
+    return [_XMI_ID, *[k for k in branches if k != _XMI_ID], _XSI_TYPE]
+
+
+def _rows_source(plan: _ReadPlan, names: list[str], free_text: list[bool]) -> tuple[str, list[Any]]:
+    """Python source of ``build(rows, add)``, making one light object of `plan`'s class per
+    row of `xmiscan` (values of the XML attributes `names`, in that order; ``""`` where
+    absent, free text after a ``"``), each passed to ``add``; and its closure's values.
+
+    The objects are built by the lines `create` runs (`_branches`), in the order `create`
+    takes the names, so both give equal objects with equal dicts. They are not registered
+    as PyEcore instances (the caller does it once the document is read).
+    """
+    branches, free = _branches(plan, fastpath.RAW, True)
+    position = {name: k for k, name in enumerate(names)}
+    order = ([n for n in _lookup_order(branches) if n in position] if len(branches) <= _FEW_NAMES
+             else names)  # `create` dispatches in file order then
+    body: list[str] = []
+    for name in order:
+        k = position[name]
+        body += [f"    if a{k}:"]
+        if free_text[k]:
+            body += [f"        text = a{k}[1:]", "        if '&' in text:",
+                     "            text = unescape(text)"]
+        else:
+            body += [f"        text = a{k}"]
+        body += codegen.indent(branches[name], 2)
+    row = ", ".join(f"a{k}" for k in range(len(names)))
+    source = "\n".join([
+        f"def make({_MAKE_NAMES}, {', '.join(f'L{k}' for k in range(len(free)))}):",
+        "    def build(rows, add):",
+        f"        for {row}{',' if len(names) == 1 else ''} in rows:",
+        *codegen.indent(_new_object_lines(True, register=False), 3),
+        *codegen.indent(body, 2),
+        "            if '_isset' in d:",
+        "                sync_isset(obj)",
+        "            add(obj)",
+        "    return build",
         "",
     ])
     return source, free
@@ -990,17 +1073,21 @@ class _Reader:
         def other(obj: EObject, key: str, text: str) -> None:
             self.other_attribute(obj, plan, key, text)
 
-        plan.create = codegen.build(
-            source, f"<cfmodel.xmi create {plan.name}>", cls=plan.cls, new=object.__new__, EValue=EValue,
-            set_attribute=fastpath.set_attribute, InvalidOperation=InvalidOperation, by_id=self.by_id,
-            ids=self.ids, pending=self.pending.append, P=self.parser, duplicate=self.duplicate_id, bad=bad,
-            other=other, conform=_conform, InternalSet=InternalSet, register=fastpath.register,
-            **dict(zip(("registry_add", "unregister", "pending_removals", "commit_removals"),
-                       fastpath.REGISTRY or (None,) * 4, strict=True)), weak=weakref.ref, batch=self.batch,
-            defer=self.batch.extend, sync_isset=fastpath.sync_isset,
-            **{f"L{k}": v for k, v in enumerate(free)})
+        plan.create = self.bind(source, f"<cfmodel.xmi create {plan.name}>", plan, free, bad=bad, other=other)
         self.by_class[id(eclass)] = plan
         return plan
+
+    def bind(self, source: str, label: str, plan: _ReadPlan, free: list[Any], **special: Any) -> Any:
+        """The function `source` makes, over this reader's tables (see `_MAKE_NAMES`)."""
+        return codegen.build(
+            source, label, cls=plan.cls, new=object.__new__, EValue=EValue,
+            set_attribute=fastpath.set_attribute, InvalidOperation=InvalidOperation, by_id=self.by_id,
+            ids=self.ids, pending=self.pending.append, P=self.parser, duplicate=self.duplicate_id,
+            conform=_conform, InternalSet=InternalSet, register=fastpath.register,
+            **dict(zip(("registry_add", "unregister", "pending_removals", "commit_removals"),
+                       fastpath.REGISTRY or (None,) * 4, strict=True)), weak=weakref.ref, batch=self.batch,
+            defer=self.batch.extend, sync_isset=fastpath.sync_isset, unescape=xmiscan.unescape,
+            **special, **{f"L{k}": v for k, v in enumerate(free)})
 
     # -- references
 
@@ -1027,3 +1114,57 @@ class _Reader:
         if found is None:
             raise self.fail(f"unresolved reference {token!r}", line)
         return found
+
+
+class _ScanReader(_Reader):
+    """Builds the objects of a document `xmiscan` reads, row by row, with the lines the
+    streaming reader's constructors run (`_rows_source`); at the first doubt (an id used
+    twice, a bad literal, a reference that does not resolve) it gives up with
+    `xmiscan.NotScannableError` or `CfSerializationError`, and the caller reads with expat."""
+
+    def __init__(self, name: str, rset: ResourceSet, max_depth: int) -> None:
+        super().__init__(name, rset, max_depth)
+        self.builders: dict[tuple[str, str], Callable[[xmiscan.Rows, Callable[[EObject], None]], None]] = {}
+
+    def read(self, text: str) -> Document:
+        scanner = xmiscan.Scanner(text, self.layout)
+        prefixes, builders, add = scanner.head.prefixes, self.builders, self.roots.append
+        for tag, rows in scanner.runs():
+            prefix, _, local = tag.partition(":")
+            builders[prefixes[prefix], local](rows, add)
+        self.resolve_references()
+        fastpath.register_all(self.roots)  # only now: nothing is registered if the lane gives up
+        return self.document()
+
+    def layout(self, uri: str, local: str) -> xmiscan.Layout | None:
+        """How the writer lays out the class out (`_ClassPlan`); None for a class the
+        lane does not build (not light, or with names the patterns cannot hold)."""
+        try:
+            plan = self.plan_of(uri, local)
+        except CfSerializationError:
+            return None
+        if not plan.light:
+            return None
+        feats = model.persistent_features(plan.eclass)
+        attrs = [f for f in feats if isinstance(f, EAttribute) and not f.many]
+        refs = [f for f in feats
+                if not isinstance(f, EAttribute) and not f.containment and not model.is_container_ref(f)]
+        names = [_XMI_ID, *(f.name for f in attrs + refs)]
+        if any(not xmiscan.is_name(f.name) or plan.handlers.get(f.name, (_MANY_ATTR,))[0] == _MANY_ATTR
+               for f in attrs + refs):
+            return None
+        free_text = [False, *(plan.handlers[f.name][2] is _STRING for f in attrs), *(False for _ in refs)]
+        source, free = _rows_source(plan, names, free_text)
+        self.builders[uri, local] = self.bind(source, f"<cfmodel.xmi rows {plan.name}>", plan, free,
+                                              bad=_give_up, other=_give_up)
+        return xmiscan.Layout(("xmi:id", *names[1:]), tuple(free_text))
+
+    def duplicate_id(self, ident: str) -> None:
+        raise xmiscan.NotScannableError(f"xmi:id {ident!r} twice")
+
+
+_STRING = datatypes.codec_for(EString)  # free text: may be empty, may hold references
+
+
+def _give_up(*_: Any) -> Any:
+    raise xmiscan.NotScannableError("a value the streaming reader reports")

@@ -66,7 +66,7 @@ def read_file(path: Path | str, limits: XmlLimits = XmlLimits()) -> bytes:
 
 
 def parse_bytes(data: bytes, name: str = "<bytes>", limits: XmlLimits = XmlLimits()) -> etree._ElementTree:
-    _check_document(data, name, limits)
+    check_document(data, name, limits)
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, dtd_validation=False,
     )
@@ -83,7 +83,8 @@ def parse_bytes(data: bytes, name: str = "<bytes>", limits: XmlLimits = XmlLimit
     return tree
 
 
-def _check_document(data: bytes, name: str, limits: XmlLimits) -> None:
+def check_document(data: bytes, name: str, limits: XmlLimits) -> None:
+    """Refuse a document over the size limit or with a DOCTYPE declaring entities."""
     if len(data) > limits.max_bytes:
         message = f"document is {len(data)} bytes, over the limit of {limits.max_bytes}"
         raise _refuse(name, message, "too-large")
@@ -115,13 +116,18 @@ def feed(parser: Any, data: bytes, name: str, limits: XmlLimits = XmlLimits()) -
 
     Errors raised by the caller's handlers pass through unchanged.
     """
-    _check_document(data, name, limits)
+    check_document(data, name, limits)
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
         message = f"not well-formed XML: {expat.ErrorString(exc.code)}"
         span = _span(name, exc.lineno, exc.offset + 1)
         raise CfSerializationError(message, span, code="xml-syntax") from exc
+    except LookupError as exc:  # the XML declaration names an encoding Python does not know
+        line = parser.CurrentLineNumber or 1
+        message = f"cannot read the document: {exc}"
+        raise CfSerializationError(message, _span(name, line, parser.CurrentColumnNumber + 1),
+                                   code="xml-encoding") from exc
 
 
 def too_deep(name: str, max_depth: int, line: int | None) -> CfSerializationError:

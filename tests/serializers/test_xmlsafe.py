@@ -222,3 +222,12 @@ def test_external_dtd_is_not_loaded() -> None:
     start = time.perf_counter()
     assert parse_bytes(data).getroot().tag == "r"
     assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_an_unknown_encoding_is_a_clear_error_in_both_readers(reader: str) -> None:
+    data = ecore.to_bytes(infra_package()) if reader == "ecore" else xmi.to_bytes(infra_model(infra_package()))
+    with pytest.raises(CfSerializationError) as exc:
+        READERS[reader](data.replace(b'encoding="UTF-8"', b'encoding="no-such-codec"', 1))
+    assert exc.value.span is not None and exc.value.span.line == 1
+    assert "no-such-codec" in str(exc.value) or "encoding" in str(exc.value).lower()

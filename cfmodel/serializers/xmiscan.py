@@ -1,0 +1,228 @@
+"""The fast lane of the XMI reader: a strict scanner for flat documents in the layout
+cfmodel writes (several roots under ``xmi:XMI``, one element per line, no children).
+
+Input: a document's text and, per element tag, the `Layout` its class is written in (the
+XML attribute names in order, and which of them hold free text). Output: the
+namespace prefixes of the document element and, in document order, runs of consecutive
+elements of one tag, each element as a tuple of its attribute values (``""`` where an
+attribute is absent; free-text values are prefixed with ``"`` so that an empty value
+differs from an absent one, and may still hold entity references: `unescape`).
+
+Most of the work is done by the regular expression engine, in C: per chunk of the
+document, one `findall` of the class's own pattern when every element has one tag, else
+one per tag over the chunk's elements of that tag. A document is taken only if the
+patterns account for every character of it; `NotScannableError` is raised at the first
+thing outside the layout (comments, children, other whitespace, an attribute out of
+order, a value the patterns do not admit, a DOCTYPE, another encoding...), and the
+caller reads the document with the general, streaming reader instead. That reader also
+reports every error, with its line: the scanner never decides that a document is wrong.
+
+Guarantee: what the scanner accepts is well-formed XML that expat reports as the same
+elements with the same attribute values. Names are NCNames, values exclude ``<``, the
+quote, characters XML forbids and the ones it would normalize (tab, newline, carriage
+return); ``&`` is only admitted in free text, where `unescape` accepts exactly XML's
+predefined and character references; every element starts a line, so a value cannot
+hide the start of another. The tests compare both readers on generated and mutated
+documents.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from cfmodel.serializers.base import XMI_NS
+
+
+class NotScannableError(Exception):
+    """The document (or a value in it) is outside what the fast lane reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How elements of one class are written: XML attribute names in order, and per name
+    whether its value is free text (may be empty or hold references) or a token."""
+
+    names: tuple[str, ...]
+    free_text: tuple[bool, ...]
+
+
+LayoutOf = Callable[[str, str], Layout | None]  # (namespace URI, class name) -> layout
+
+_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"  # an ASCII NCName (other names take the general reader)
+_TOKEN = '[^"<&\\x00-\\x1f\\ufffe\\uffff]+'  # a token value: not empty, no reference
+_TEXT = '"[^"<\\x00-\\x1f\\ufffe\\uffff]*'  # free text, with its opening quote
+_DOCUMENT_ELEMENT = re.compile(rf'<xmi:XMI((?: {_NAME}(?::{_NAME})?="[^"<&\x00-\x1f\ufffe\uffff]*")*)>')
+_ATTRIBUTE = re.compile(r' ([^=]+)="([^"]*)"')
+_START = "\n  <"  # every element: a line of its own, indented once
+_TAG = re.compile(rf"\n  <({_NAME}:{_NAME})(?=[ /])")
+_IS_NAME = re.compile(_NAME)
+_CHUNK = 1 << 18  # characters scanned per step: rows made and consumed while in cache
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The document element's namespace prefixes, and where its content starts and ends."""
+
+    prefixes: dict[str, str]
+    start: int
+    end: int
+
+
+def header(text: str) -> Header:
+    """The XML declaration and ``xmi:XMI`` start tag cfmodel writes, and its end tag."""
+    if not text.startswith(_DECLARATION):
+        raise NotScannableError("another XML declaration")
+    m = _DOCUMENT_ELEMENT.match(text, len(_DECLARATION))
+    if m is None:
+        raise NotScannableError("no xmi:XMI document element")
+    prefixes: dict[str, str] = {}
+    names: set[str] = set()
+    for name, value in _ATTRIBUTE.findall(m.group(1)):
+        if name in names:
+            raise NotScannableError(f"attribute {name} twice")
+        names.add(name)
+        kind, _, prefix = name.partition(":")
+        if kind == "xmlns" and prefix and prefix not in ("xml", "xmlns") and value and " " not in value:
+            prefixes[prefix] = value  # (expat refuses a URI holding its separator, a space)
+        elif name != "xmi:version":
+            raise NotScannableError(f"attribute {name} on xmi:XMI")
+    if prefixes.get("xmi") != XMI_NS:
+        raise NotScannableError("xmi is not the XMI namespace")
+    for trailer in ("\n</xmi:XMI>\n", "\n</xmi:XMI>"):
+        if text.endswith(trailer):
+            end = len(text) - len(trailer)
+            if end < m.end():
+                break
+            return Header(prefixes, m.end(), end)
+    raise NotScannableError("content after the elements")
+
+
+def is_name(name: str) -> bool:
+    """Is `name` a name the patterns take as an attribute (an ASCII NCName)?"""
+    return _IS_NAME.fullmatch(name) is not None
+
+
+def element_pattern(tag: str, layout: Layout) -> re.Pattern[str]:
+    """One element of `tag` on its own line, each attribute optional, in `layout`'s order."""
+    parts = [re.escape(_START + tag)]
+    for name, free in zip(layout.names, layout.free_text, strict=True):
+        value = f"({_TEXT})" if free else f'"({_TOKEN})'
+        parts.append(f'(?: {re.escape(name)}={value}")?')
+    parts.append(r"/>(?=\n|\Z)")
+    return re.compile("".join(parts))
+
+
+Rows = list[tuple[str, ...]]
+
+
+class Scanner:
+    """Runs of elements of one document (see the module's docstring)."""
+
+    def __init__(self, text: str, layout_of: LayoutOf) -> None:
+        self.text = text
+        self.head = header(text)
+        self.layout_of = layout_of
+        self.patterns: dict[str, re.Pattern[str]] = {}
+        self.layouts: dict[str, Layout] = {}
+
+    def layout(self, tag: str) -> Layout:
+        found = self.layouts.get(tag)
+        if found is None:
+            prefix, _, local = tag.partition(":")
+            uri = self.head.prefixes.get(prefix)
+            layout = self.layout_of(uri, local) if uri is not None and prefix != "xmi" else None
+            if layout is None:
+                raise NotScannableError(f"no class for {tag}")
+            found = self.layouts[tag] = layout
+            self.patterns[tag] = element_pattern(tag, layout)
+        return found
+
+    def runs(self) -> Iterator[tuple[str, Rows]]:
+        """(tag, rows) of consecutive elements of one tag, in document order."""
+        text, end = self.text, self.head.end
+        pos = self.head.start
+        while pos < end:
+            stop = text.find("\n", min(pos + _CHUNK, end), end)
+            if stop < 0:
+                stop = end
+            yield from self.chunk(pos, stop)
+            pos = stop
+
+    def chunk(self, pos: int, stop: int) -> Iterator[tuple[str, Rows]]:
+        """The elements of ``text[pos:stop]``, which starts a line; every line must be an
+        element, so the number of rows must be the number of line starts."""
+        text = self.text
+        lines = text.count("\n", pos, stop)
+        first = _TAG.match(text, pos)
+        if first is None:
+            raise NotScannableError("a line that is not an element")
+        tag = first.group(1)
+        self.layout(tag)
+        same = text.count(f"{_START}{tag} ", pos, stop) + text.count(f"{_START}{tag}/", pos, stop)
+        if same == lines:  # one class: its pattern over the chunk
+            rows = self.patterns[tag].findall(text, pos, stop)
+            if len(rows) != lines:
+                raise NotScannableError(f"an element of {tag} outside its layout")
+            yield tag, _as_rows(rows, len(self.layouts[tag].names))
+            return
+        tags = _TAG.findall(text, pos, stop)
+        pieces = text[pos + len(_START):stop].split(_START)
+        if len(tags) != lines or len(pieces) != lines:
+            raise NotScannableError("a line that is not an element")
+        grouped: dict[str, list[str]] = {}
+        for t, piece in zip(tags, pieces, strict=True):
+            group = grouped.get(t)
+            if group is None:
+                group = grouped[t] = []
+            group.append(piece)
+        by_tag: dict[str, Iterator[tuple[str, ...]]] = {}
+        for t, group in grouped.items():
+            self.layout(t)
+            rows = self.patterns[t].findall(_START + _START.join(group))
+            if len(rows) != len(group):
+                raise NotScannableError(f"an element of {t} outside its layout")
+            by_tag[t] = iter(_as_rows(rows, len(self.layouts[t].names)))
+        for t, run in itertools.groupby(tags):
+            rows_of = by_tag[t]
+            yield t, [next(rows_of) for _ in run]
+
+
+def _as_rows(found: list[object], width: int) -> Rows:
+    """`findall` gives strings, not tuples, for a pattern with one group."""
+    if width == 1:
+        return [(v,) for v in found]  # type: ignore[misc]
+    return found  # type: ignore[return-value]
+
+
+_REFERENCE = re.compile(r"&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));|&")
+_PREDEFINED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+
+
+def _replace(m: re.Match[str]) -> str:
+    named, decimal, hexadecimal = m.groups()
+    if named is not None:
+        return _PREDEFINED[named]
+    if decimal is None and hexadecimal is None:
+        raise NotScannableError("an & that starts no reference XML knows")
+    code = int(decimal) if decimal is not None else int(hexadecimal, 16)
+    if not (code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
+            or 0x10000 <= code <= 0x10FFFF):
+        raise NotScannableError("a character reference to a character XML forbids")
+    return chr(code)
+
+
+def unescape(value: str) -> str:
+    """Free text with XML's predefined and character references replaced (exactly those)."""
+    return _REFERENCE.sub(_replace, value)
+
+
+def decode(data: bytes) -> str:
+    """The document's text: UTF-8 only (the declaration the scanner requires says so)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotScannableError("not UTF-8") from None
