@@ -88,10 +88,13 @@ _XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 @dataclass(frozen=True, slots=True)
 class XmiOptions:
-    """``id_of`` names objects (None: positional fragment); ``limits`` cap reading."""
+    """``id_of`` names objects (None: positional fragment); ``limits`` cap reading;
+    ``scan``: read flat documents in cfmodel's own layout through the fast lane (which
+    holds the document's text while it reads); False streams every document through expat."""
 
     id_of: IdFunction | None = None
     limits: XmlLimits = field(default_factory=XmlLimits)
+    scan: bool = True
 
 
 # ---- writing --------------------------------------------------------------------------
@@ -628,7 +631,7 @@ def from_bytes(data: bytes, resource_set: ResourceSet, name: str = "<bytes>",
     opts = options or XmiOptions()
     with gc_paused(promote=True):
         xmlsafe.check_document(data, name, opts.limits)
-        if opts.limits.max_depth >= 2:  # a flat document's elements are 2 deep
+        if opts.scan and opts.limits.max_depth >= 2:  # a flat document's elements are 2 deep
             scanned = _scanned(data, name, resource_set)
             if scanned is not None:
                 return scanned

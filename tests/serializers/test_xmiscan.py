@@ -172,20 +172,15 @@ def read(data: bytes, rset: ResourceSet, lane: str) -> Any:
         doc = xmi._scanned(data, "doc.xmi", rset)
         assert doc is not None, "the fast lane refused the document"
         return doc
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(xmi, "_scanned", lambda *_: None)
-        return xmi.from_bytes(data, rset, "doc.xmi")
+    return xmi.from_bytes(data, rset, "doc.xmi", xmi.XmiOptions(scan=False))
 
 
 def outcome(data: bytes, fresh: Callable[[], ResourceSet], scanning: bool) -> list[str]:
     """What `from_bytes` gives: the state of the document, or the error's text and span."""
-    with pytest.MonkeyPatch.context() as mp:
-        if not scanning:
-            mp.setattr(xmi, "_scanned", lambda *_: None)
-        try:
-            return state(xmi.from_bytes(data, fresh(), "doc.xmi"))
-        except CfSerializationError as exc:
-            return [f"error {exc}"]
+    try:
+        return state(xmi.from_bytes(data, fresh(), "doc.xmi", xmi.XmiOptions(scan=scanning)))
+    except CfSerializationError as exc:
+        return [f"error {exc}"]
 
 
 def _flat(roots: list[EObject]) -> bool:
