@@ -1129,14 +1129,15 @@ class _ScanReader(_Reader):
 
     def __init__(self, name: str, rset: ResourceSet, max_depth: int) -> None:
         super().__init__(name, rset, max_depth)
-        self.builders: dict[tuple[str, str], Callable[[xmiscan.Rows, Callable[[EObject], None]], None]] = {}
+        # per (namespace URI, class name, layout number): the function building its rows
+        self.builders: dict[tuple[str, str, int], _RowsBuilder] = {}
 
     def read(self, text: str) -> Document:
-        scanner = xmiscan.Scanner(text, self.layout)
+        scanner = xmiscan.Scanner(text, self.layouts)
         prefixes, builders, add = scanner.head.prefixes, self.builders, self.roots.append
-        for tag, rows in scanner.runs():
+        for tag, k, rows in scanner.runs():
             prefix, _, local = tag.partition(":")
-            builders[prefixes[prefix], local](rows, add)
+            builders[prefixes[prefix], local, k](rows, add)
         self.resolve_references()
         fastpath.register_all(self.roots)  # only now: nothing is registered if the lane gives up
         # What `attach` does, at C speed: every root is a new light object in no container.
@@ -1146,33 +1147,39 @@ class _ScanReader(_Reader):
                               itertools.repeat(resource)), maxlen=0)
         return Document(self.roots, self.ids, resource)
 
-    def layout(self, uri: str, local: str) -> xmiscan.Layout | None:
-        """How the writer lays out the class out (`_ClassPlan`); None for a class the
+    def layouts(self, uri: str, local: str) -> list[xmiscan.Layout]:
+        """The layouts elements of the class may be written in: cfmodel's (`_ClassPlan`:
+        attributes, then references) and EMF's (features in order); none for a class the
         lane does not build (not light, or with names the patterns cannot hold)."""
         try:
             plan = self.plan_of(uri, local)
         except CfSerializationError:
-            return None
+            return []
         if not plan.light:
-            return None
-        feats = model.persistent_features(plan.eclass)
-        attrs = [f for f in feats if isinstance(f, EAttribute) and not f.many]
-        refs = [f for f in feats
-                if not isinstance(f, EAttribute) and not f.containment and not model.is_container_ref(f)]
-        names = [_XMI_ID, *(f.name for f in attrs + refs)]
-        if any(not xmiscan.is_name(f.name) or plan.handlers.get(f.name, (_MANY_ATTR,))[0] == _MANY_ATTR
-               for f in attrs + refs):
-            return None
-        free_text = [False, *(plan.handlers[f.name][2] is _STRING for f in attrs), *(False for _ in refs)]
-        source, free = _rows_source(plan, names, free_text)
-        self.builders[uri, local] = self.bind(source, f"<cfmodel.xmi rows {plan.name}>", plan, free,
-                                              bad=_give_up, other=_give_up)
-        return xmiscan.Layout(("xmi:id", *names[1:]), tuple(free_text))
+            return []
+        written = [f for f in model.persistent_features(plan.eclass)
+                   if (not f.many if isinstance(f, EAttribute)
+                       else not f.containment and not model.is_container_ref(f))]
+        if not all(xmiscan.is_name(f.name) for f in written):
+            return []
+        ours = [f for f in written if isinstance(f, EAttribute)] + [
+            f for f in written if not isinstance(f, EAttribute)]
+        found: list[xmiscan.Layout] = []
+        for order in (ours, written) if ours != written else (ours,):
+            names = [_XMI_ID, *(f.name for f in order)]
+            free_text = [False, *(isinstance(f, EAttribute) and plan.handlers[f.name][2] is _STRING
+                                  for f in order)]
+            source, free = _rows_source(plan, names, free_text)
+            self.builders[uri, local, len(found)] = self.bind(
+                source, f"<cfmodel.xmi rows {plan.name}>", plan, free, bad=_give_up, other=_give_up)
+            found.append(xmiscan.Layout(("xmi:id", *names[1:]), tuple(free_text)))
+        return found
 
     def duplicate_id(self, ident: str) -> None:
         raise xmiscan.NotScannableError(f"xmi:id {ident!r} twice")
 
 
+_RowsBuilder = Callable[[xmiscan.Rows, Callable[[EObject], None]], None]
 _OWN_DICT = operator.attrgetter("__dict__")
 _STRING = datatypes.codec_for(EString)  # free text: may be empty, may hold references
 

@@ -1,16 +1,19 @@
-"""The fast lane of the XMI reader: a strict scanner for flat documents in the layout
-cfmodel writes (several roots under ``xmi:XMI``, one element per line, no children).
+"""The fast lane of the XMI reader: a strict scanner for flat documents laid out as
+cfmodel and EMF write them (several roots under ``xmi:XMI``, one element per line, no
+children).
 
-Input: a document's text and, per element tag, the `Layout` its class is written in (the
-XML attribute names in order, and which of them hold free text). Output: the
-namespace prefixes of the document element and, in document order, runs of consecutive
-elements of one tag, each element as a tuple of its attribute values (``""`` where an
+Input: a document's text and, per element tag, the layouts (`Layout`) its class may be
+written in (the XML attribute names in order, and which of them hold free text: cfmodel
+writes attributes before references, EMF in feature order). Output: the namespace prefixes of
+the document element and, in document order, runs of consecutive elements of one tag
+written in one layout, each element as a tuple of its attribute values (``""`` where an
 attribute is absent; free-text values are prefixed with ``"`` so that an empty value
 differs from an absent one, and may still hold entity references: `unescape`).
 
 Most of the work is done by the regular expression engine, in C: per chunk of the
 document, one `findall` of the class's own pattern when every element has one tag, else
-one per tag over the chunk's elements of that tag. A document is taken only if the
+one per tag over the chunk's elements of that tag (then the next layout's, if one does
+not account for all of them). A document is taken only if the
 patterns account for every character of it; `NotScannableError` is raised at the first
 thing outside the layout (comments, children, other whitespace, an attribute out of
 order, a value the patterns do not admit, a DOCTYPE, another encoding...), and the
@@ -49,7 +52,8 @@ class Layout:
     free_text: tuple[bool, ...]
 
 
-LayoutOf = Callable[[str, str], Layout | None]  # (namespace URI, class name) -> layout
+# (namespace URI, class name) -> the layouts its elements may be written in (none: not read here)
+LayoutsOf = Callable[[str, str], list[Layout]]
 
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"  # an ASCII NCName (other names take the general reader)
@@ -122,27 +126,37 @@ Rows = list[tuple[str, ...]]
 class Scanner:
     """Runs of elements of one document (see the module's docstring)."""
 
-    def __init__(self, text: str, layout_of: LayoutOf) -> None:
+    def __init__(self, text: str, layouts_of: LayoutsOf) -> None:
         self.text = text
         self.head = header(text)
-        self.layout_of = layout_of
-        self.patterns: dict[str, re.Pattern[str]] = {}
-        self.layouts: dict[str, Layout] = {}
+        self.layouts_of = layouts_of
+        self.forms: dict[str, list[tuple[int, re.Pattern[str]]]] = {}
 
-    def layout(self, tag: str) -> Layout:
-        found = self.layouts.get(tag)
+    def patterns(self, tag: str) -> list[tuple[int, re.Pattern[str]]]:
+        """(width, pattern) of each layout the class of `tag` may be written in."""
+        found = self.forms.get(tag)
         if found is None:
             prefix, _, local = tag.partition(":")
             uri = self.head.prefixes.get(prefix)
-            layout = self.layout_of(uri, local) if uri is not None and prefix != "xmi" else None
-            if layout is None:
+            layouts = self.layouts_of(uri, local) if uri is not None and prefix != "xmi" else []
+            if not layouts:
                 raise NotScannableError(f"no class for {tag}")
-            found = self.layouts[tag] = layout
-            self.patterns[tag] = element_pattern(tag, layout)
+            found = self.forms[tag] = [(len(lay.names), element_pattern(tag, lay)) for lay in layouts]
         return found
 
-    def runs(self) -> Iterator[tuple[str, Rows]]:
-        """(tag, rows) of consecutive elements of one tag, in document order."""
+    def rows(self, tag: str, text: str, lines: int, pos: int = 0,
+             stop: int | None = None) -> tuple[int, Rows]:
+        """The rows of the `lines` elements of `tag` in ``text[pos:stop]``, and the number of
+        the layout they are all written in."""
+        for k, (width, pattern) in enumerate(self.patterns(tag)):
+            found = pattern.findall(text, pos, len(text) if stop is None else stop)
+            if len(found) == lines:
+                return k, _as_rows(found, width)
+        raise NotScannableError(f"an element of {tag} outside its layouts")
+
+    def runs(self) -> Iterator[tuple[str, int, Rows]]:
+        """(tag, layout number, rows) of consecutive elements of one tag and layout, in
+        document order."""
         text, end = self.text, self.head.end
         pos = self.head.start
         while pos < end:
@@ -152,7 +166,7 @@ class Scanner:
             yield from self.chunk(pos, stop)
             pos = stop
 
-    def chunk(self, pos: int, stop: int) -> Iterator[tuple[str, Rows]]:
+    def chunk(self, pos: int, stop: int) -> Iterator[tuple[str, int, Rows]]:
         """The elements of ``text[pos:stop]``, which starts a line; every line must be an
         element, so the number of rows must be the number of line starts."""
         text = self.text
@@ -161,13 +175,9 @@ class Scanner:
         if first is None:
             raise NotScannableError("a line that is not an element")
         tag = first.group(1)
-        self.layout(tag)
         same = text.count(f"{_START}{tag} ", pos, stop) + text.count(f"{_START}{tag}/", pos, stop)
         if same == lines:  # one class: its pattern over the chunk
-            rows = self.patterns[tag].findall(text, pos, stop)
-            if len(rows) != lines:
-                raise NotScannableError(f"an element of {tag} outside its layout")
-            yield tag, _as_rows(rows, len(self.layouts[tag].names))
+            yield tag, *self.rows(tag, text, lines, pos, stop)
             return
         tags = _TAG.findall(text, pos, stop)
         pieces = text[pos + len(_START):stop].split(_START)
@@ -179,16 +189,13 @@ class Scanner:
             if group is None:
                 group = grouped[t] = []
             group.append(piece)
-        by_tag: dict[str, Iterator[tuple[str, ...]]] = {}
+        by_tag: dict[str, tuple[int, Iterator[tuple[str, ...]]]] = {}
         for t, group in grouped.items():
-            self.layout(t)
-            rows = self.patterns[t].findall(_START + _START.join(group))
-            if len(rows) != len(group):
-                raise NotScannableError(f"an element of {t} outside its layout")
-            by_tag[t] = iter(_as_rows(rows, len(self.layouts[t].names)))
+            k, rows = self.rows(t, _START + _START.join(group), len(group))
+            by_tag[t] = k, iter(rows)
         for t, run in itertools.groupby(tags):
-            rows_of = by_tag[t]
-            yield t, [next(rows_of) for _ in run]
+            k, rows_of = by_tag[t]
+            yield t, k, [next(rows_of) for _ in run]
 
 
 def _as_rows(found: list[object], width: int) -> Rows:

@@ -360,5 +360,16 @@ def test_the_header_gives_prefixes_and_where_the_elements_are() -> None:
     head = xmiscan.header(text)
     assert head.prefixes == {"xmi": "http://www.omg.org/XMI", "a": "urn:a"}
     assert text[head.start:head.end] == "\n  <a:B/>"
-    runs = list(xmiscan.Scanner(text, lambda uri, name: xmiscan.Layout(("x",), (False,))).runs())
-    assert runs == [("a:B", [("",)])]
+    runs = list(xmiscan.Scanner(text, lambda uri, name: [xmiscan.Layout(("x",), (False,))]).runs())
+    assert runs == [("a:B", 0, [("",)])]
+
+
+def test_the_layout_that_accounts_for_every_element_is_taken() -> None:
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:a="urn:a">'
+            '\n  <a:B y="2" x="1"/>\n  <a:B x="3"/>\n  <a:C x="4"/>\n</xmi:XMI>\n')
+    layouts = [xmiscan.Layout(("x", "y"), (False, False)), xmiscan.Layout(("y", "x"), (False, False))]
+    runs = list(xmiscan.Scanner(text, lambda uri, name: layouts).runs())
+    assert runs == [("a:B", 1, [("2", "1"), ("", "3")]), ("a:C", 0, [("4", "")])]
+    mixed = text.replace('<a:B x="3"/>', '<a:B x="3" y="5"/>')  # one of each: neither accounts for both
+    with pytest.raises(xmiscan.NotScannableError):
+        list(xmiscan.Scanner(mixed, lambda uri, name: layouts).runs())
