@@ -294,10 +294,11 @@ _FAST_LITERAL = {
 
 
 def _fast_text(attrs: list[_AttrPlan], refs: list[_RefPlan], run: bool = False) -> tuple[str, dict[str, str]]:
-    """The f-string (source) of the fast path's text, from ``start``, ``i``, ``a<k>``,
-    ``x<k>``, ``end``, and the fixed text between them (``T<k>``, returned: passed in, never
-    part of the source). With `run`, ``start`` and ``end`` come joined to the fixed text next
-    to them, as ``S`` and ``E`` (see `_run_lines`)."""
+    """The expression (source) of the fast path's text: an f-string from ``start``, ``i``
+    (the id, or None), ``a<k>``, ``x<k>``, ``end``, and the fixed text between them
+    (``T<k>``, and ``U`` after ``start`` without an id; returned: passed in, never part of
+    the source). With `run`, ``start`` and ``end`` come joined to the fixed text next to
+    them, as ``S``, ``SU`` and ``E`` (see `_run_lines`)."""
     fixed = [' xmi:id="']
     fields = ["i"]
     for k, (*_, name, codec) in enumerate(attrs):
@@ -307,30 +308,35 @@ def _fast_text(attrs: list[_AttrPlan], refs: list[_RefPlan], run: bool = False) 
         fixed.append(f'" {name}="')
         fields.append(f"x{k}")
     fixed.append('"')
-    text = "".join(f"{{T{k}}}{{{field}}}" for k, field in enumerate(fields))
-    text = f"{{start}}{text}{{T{len(fields)}}}{{end}}"
+    n = len(fields)
+    named = "{start}" + "".join(f"{{T{k}}}{{{field}}}" for k, field in enumerate(fields)) + f"{{T{n}}}{{end}}"
+    # Without an id, the first fixed text loses the id's closing quote.
+    unnamed = "{start}{U}" + "".join(f"{{{fields[k]}}}{{T{k + 1}}}" for k in range(1, n)) + "{end}"
     if run:
-        text = text.replace("{start}{T0}", "{S}").replace(f"{{T{len(fields)}}}{{end}}", "{E}")
-    return f'f"{text}"', {f"T{k}": t for k, t in enumerate(fixed)}
+        named = named.replace("{start}{T0}", "{S}").replace(f"{{T{n}}}{{end}}", "{E}")
+        unnamed = unnamed.replace("{start}{U}", "{SU}").replace(f"{{T{n}}}{{end}}", "{E}")
+    texts = {f"T{k}": t for k, t in enumerate(fixed)} | {"U": fixed[1][1:]}
+    return f'f"{named}" if i is not None else f"{unnamed}"', texts
 
 
 def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
                 emit: str = "return {}", run: bool = False) -> list[str]:
-    """The common case of a checked head as one test and one f-string: the object has an
-    id, every written feature is set to a valid value written without escaping, every
-    target has an id (and lists the object back, for opposites). Only for classes whose
-    every persistent feature is written this way; anything else takes the general lines,
-    which write the same text. Uses the names `_compile_checked_head` defines (``Fa<k>``,
-    ``Fr<k>``, ``Or<k>``, ``T<k>``); `emit` is the statement that takes the text (``{}``);
-    `run`: the lines are in `_run_lines`' loop (``get`` for ``ids.get``, ``S`` and ``E``).
+    """The common case of a checked head as one test and one f-string: every written
+    feature is set to a valid value written without escaping, every target is an object of
+    the document (and lists the object back, for opposites). Only for classes whose every
+    persistent feature is written this way; anything else takes the general lines, which
+    write the same text. Uses the names `_compile_checked_head` defines (``Fa<k>``,
+    ``Fr<k>``, ``Or<k>``, ``T<k>``, ``U``); `emit` is the statement that takes the text
+    (``{}``); `run`: the lines are in `_run_lines`' loop (``get`` for ``ids.get``, ``S``,
+    ``SU`` and ``E``).
 
     A target with an id is an object of the document: the writer's ids are keyed by the
-    document's objects only (`_Writer`), so that test is also the "inside" test."""
+    document's objects only (`_Writer`), so only a target without one is looked up in
+    ``inside``."""
     if others or any(many for *_, many in refs) or any(c.name not in _FAST_LITERAL for *_, c in attrs):
         return []
     get = "get" if run else "ids.get"
-    tests = ["i is not None"]
-    tests += [f"Fa{k} in s" for k in range(len(attrs))] + [f"Fr{k} in s" for k in range(len(refs))]
+    tests = [f"Fa{k} in s" for k in range(len(attrs))] + [f"Fr{k} in s" for k in range(len(refs))]
     values: list[str] = []
     ok: list[str] = []
     for k, (_, key, _name, codec) in enumerate(attrs):
@@ -338,12 +344,13 @@ def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
         ok.append(_FAST_LITERAL[codec.name][0].replace("V", f"a{k}"))
     for k, (f, key, _name, _) in enumerate(refs):
         values.append(f"        r{k} = d[{key!r}]._value")
-        ok.append(f"(x{k} := {get}(r{k})) is not None")
+        ok.append(f"((x{k} := {get}(r{k})) is not None"
+                  f" or (r{k} in inside and (x{k} := esc(names(r{k}))) is not None))")
         if f.eOpposite is not None:
             opp = f.eOpposite
             ok.append(f"paired(r{k}, Or{k}, {bool(opp.many)}, {bool(opp.unique)}, obj)")
     text, _ = _fast_text(attrs, refs, run)
-    return [f"    i = {get}(obj)", f"    if {' and '.join(tests)}:", *values,
+    return [f"    i = {get}(obj)", f"    if {' and '.join(tests) or 'True'}:", *values,
             f"        if {' and '.join(ok) or 'True'}:",
             *codegen.indent(emit.format(text).split("\n"), 3)]
 
@@ -353,7 +360,7 @@ def _run_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any]) 
     ``head`` for the others; what is the same for the whole run is made once."""
     last = f"T{len(attrs) + len(refs) + 1}"
     return ["def run(objs, append, ids, names, start, end):",
-            f"    get, S, E = ids.get, start + T0, {last} + end",
+            f"    get, S, SU, E = ids.get, start + T0, start + U, {last} + end",
             "    for obj in objs:", "        d = obj.__dict__", "        s = obj._isset",
             *codegen.indent(_fast_lines(attrs, refs, others, "append({})\ncontinue", run=True), 1),
             "        append(head(obj, ids, names, start, end))"]

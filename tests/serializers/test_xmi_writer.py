@@ -272,21 +272,28 @@ def _validate_notes(roots: list[EObject], id_of: Callable[[EObject], str | None]
     return [n.message for n in exc.value.notes]
 
 
-def test_a_named_target_outside_the_document_is_refused() -> None:
+@pytest.mark.parametrize("naming", ["all", "none", "targets-unnamed", "single-root"])
+def test_a_target_outside_the_document_is_refused(naming: str) -> None:
     """The fast path takes "the target has an id" as "the target is inside": true because
-    only the document's objects get ids, whatever the id function would name."""
+    only the document's objects get ids, whatever the id function would name (here, also
+    the stray object); a target without an id is looked up among the document's objects."""
     _pkg, node, _pair = _package()
-    roots = _nodes(node, 50)
+    roots = _full_nodes(node, 50)
     stray = node(name="stray")
-    roots[30].next = stray
+    roots[31].next = stray
+    if naming == "single-root":  # where EMF's fragment of any root is "/"
+        roots = [roots[31]]
+        roots[0].next = stray
 
-    def id_of(o: EObject) -> str:
-        return f"n{o.name and ''.join(filter(str.isalnum, o.name))}{id(o)}"
+    def id_of(o: EObject) -> str | None:
+        if naming in ("none", "single-root") or (naming == "targets-unnamed" and o.name in ("node30", "stray")):
+            return None
+        return f"n{o.name}"
 
     notes = _notes(roots, id_of)
     assert notes == _validate_notes(roots, id_of)
-    assert len(notes) == 1 and notes[0].startswith("Node ") and ".next: target " in notes[0]
-    assert notes[0].endswith("is not an object of this document")
+    where = {"none": "Node #31", "single-root": "Node #0"}.get(naming, "Node nnode31")
+    assert notes == [f"{where}.next: target {stray!r} is not an object of this document"]
 
 
 @pytest.mark.parametrize("ident, expected", [
@@ -378,20 +385,25 @@ def test_ids_of_a_str_subclass_are_written_as_their_characters() -> None:
 
 def test_feature_names_are_data_in_the_fast_path() -> None:
     """Names are never source text: braces and quotes stay what they are (a metamodel
-    `validate` would refuse, but the writer alone must not break on it)."""
+    `validate` would refuse, but the writer alone must not break on it); in a positional
+    fragment, they are escaped."""
     pkg = EPackage("q", nsURI="http://cfmodel.example/q", nsPrefix="q")
-    c = EClass("C")
-    c.eStructuralFeatures += [EAttribute("a{0}", EString), EAttribute('b"}', EInt)]
-    pkg.eClassifiers.append(c)
-    roots = []
+    c, holder = EClass("C"), EClass("Holder")
+    c.eStructuralFeatures += [EAttribute("a{0}", EString), EAttribute('b"}', EInt), EReference("r", c)]
+    holder.eStructuralFeatures.append(EReference('in"&', c, upper=-1, containment=True))
+    pkg.eClassifiers.extend([c, holder])
+    box = holder()
+    box.eGet('in"&').append(c())
+    roots = [box]
     for i in range(3):
         o = c()
         o.eSet("a{0}", f"v{i}")
         o.eSet('b"}', i)
+        o.eSet("r", box.eGet('in"&')[0])
         roots.append(o)
-    ids = {o: f"c{i}" for i, o in enumerate(roots)}
+    ids = {o: f"c{i}" for i, o in enumerate(roots) if i}
     data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
-    assert b'<q:C xmi:id="c1" a{0}="v1" b"}="1"/>' in data
+    assert b'<q:C xmi:id="c1" a{0}="v0" b"}="0" r="/0/@in&quot;&amp;.0"/>' in data
     assert (data, data) == _general_bytes(roots, ids)
 
 
