@@ -196,8 +196,7 @@ def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
     """
     features = cache or model.FeatureCache()
     problems: list[str] = []
-    members = set(objects)  # for the generated checks (`feature_check`)
-    inside = {id(o) for o in objects}  # for the detailed ones, which take any value
+    inside = {id(o) for o in objects}
     _check_ids(ids, problems)
     id_attrs: dict[tuple[int, Any], str] = {}
     rules: dict[type, _Rules] = {}
@@ -207,7 +206,7 @@ def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
         if r is None:
             r = rules[type(obj)] = _Rules(obj.eClass, features, pairs)
         try:
-            if not r.slow and r.clean(obj, members):
+            if not r.slow and r.clean(obj, inside):
                 continue
         except (AttributeError, KeyError, TypeError):  # a value PyEcore's descriptors did not store
             pass
@@ -239,9 +238,9 @@ class Pairs:
 class _Rules:
     """What every object of one class must satisfy, as a function generated for the class.
 
-    ``clean(obj, members)`` is True when the object passes every check `_check_object`
-    makes (``members``: the document's objects); it builds no message. Abstract classes
-    and classes with iD attributes always take the detailed path (``slow``).
+    ``clean(obj, inside)`` is True when the object passes every check `_check_object`
+    makes; it builds no message. Abstract classes and classes with iD attributes always
+    take the detailed path (``slow``).
     """
 
     __slots__ = ("clean", "slow")
@@ -250,7 +249,7 @@ class _Rules:
         persistent = features.persistent(eclass)
         self.slow = needs_detail(eclass, features)
         source, free = _clean_source(persistent)
-        self.clean: Callable[[EObject, set[EObject]], bool] = codegen.build(
+        self.clean: Callable[[EObject, set[int]], bool] = codegen.build(
             source, f"<cfmodel.validate {eclass.name}>", items=fastpath.items, paired=pairs.paired,
             illegal=datatypes.find_xml_illegal, **free)
 
@@ -289,19 +288,19 @@ def _clean_source(persistent: list[Any]) -> tuple[str, dict[str, Any]]:
     return source, free
 
 
-def feature_check(f: Any, tag: str, free: dict[str, Any], fail: str, values: bool = True) -> list[str]:
+def feature_check(f: Any, tag: str, free: dict[str, Any], fail: str, values: bool = True,
+                  outside: str = "id(v) not in inside") -> list[str]:
     """Source lines checking one persistent feature of ``obj`` as `_check_object` does
     (bounds, required, value types and ranges, targets inside and paired), leaving the
     value in ``v`` (single-valued; None when unset) or the values in ``vs``.
 
     `fail` is the statement run on a problem. The lines use ``d`` (the object's
-    ``__dict__``), ``s`` (its ``_isset``), ``obj``, ``inside`` (the document's objects,
-    as a set or the keys of a mapping: PyEcore objects compare by identity, and a value
-    that cannot be hashed raises TypeError, which callers take as a doubt), ``items``
-    (`fastpath.items`), ``paired`` (`Pairs.paired`), ``illegal``
+    ``__dict__``), ``s`` (its ``_isset``), ``obj``, ``inside`` (ids of the document's
+    objects), ``items`` (`fastpath.items`), ``paired`` (`Pairs.paired`), ``illegal``
     (`datatypes.find_xml_illegal`), and the entries this adds to `free`, named with `tag`.
     Without `values`, a single-valued attribute's value is left for the caller to check
-    (with ``C<tag>``, the codec's check).
+    (with ``C<tag>``, the codec's check). `outside`: the test that a target ``v`` is not
+    an object of the document (a caller may keep ``inside`` in another form).
     """
     attr = isinstance(f, EAttribute)
     free[f"F{tag}"] = f
@@ -313,7 +312,7 @@ def feature_check(f: Any, tag: str, free: dict[str, Any], fail: str, values: boo
         bad = [f"if not {ok}:", f"    {fail}"]
     else:
         opp = f.eOpposite
-        bad = ["if v not in inside:", f"    {fail}"]
+        bad = [f"if {outside}:", f"    {fail}"]
         if opp is not None:
             free[f"O{tag}"] = opp
             call = f"paired(v, O{tag}, {bool(opp.many)}, {bool(opp.unique)}, obj)"

@@ -330,8 +330,9 @@ def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
     (``{}``); `run`: the lines are in `_run_lines`' loop (``get`` for ``ids.get``, ``S``,
     ``SU`` and ``E``).
 
-    A target with an id is an object of the document: the writer's ids are keyed by the
-    document's objects only (`_Writer`), so only a target without one is looked up in
+    A target of one of the document's classes with an id is an object of the document:
+    the writer's ids are keyed by the document's objects only (`_Writer`), which hash and
+    compare by identity (`_Checks`); only a target without an id is looked up in
     ``inside``."""
     if others or any(many for *_, many in refs) or any(c.name not in _FAST_LITERAL for *_, c in attrs):
         return []
@@ -344,7 +345,7 @@ def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
         ok.append(_FAST_LITERAL[codec.name][0].replace("V", f"a{k}"))
     for k, (f, key, _name, _) in enumerate(refs):
         values.append(f"        r{k} = d[{key!r}]._value")
-        ok.append(f"((x{k} := {get}(r{k})) is not None"
+        ok.append(f"type(r{k}) in classes and ((x{k} := {get}(r{k})) is not None"
                   f" or (r{k} in inside and (x{k} := esc(names(r{k}))) is not None))")
         if f.eOpposite is not None:
             opp = f.eOpposite
@@ -384,11 +385,23 @@ class _DoubtError(Exception):
 
 @dataclass
 class _Checks:
-    """What checked heads need: the document's objects, and `validate`'s tables."""
+    """What checked heads need: the document's objects (``inside``: a set, or a mapping
+    keyed by them) and classes, and `validate`'s tables.
+
+    Membership is tested by hash and equality, which for these classes (`_Writer.document`
+    makes sure) is identity: PyEcore's objects do not override ``__hash__``, but a resolved
+    `EProxy` hashes and compares as the object it wraps. So a target is in the document
+    when its class is one of ``classes`` and it is in ``inside`` (`_OUTSIDE`).
+    """
 
     inside: Container[EObject]
+    classes: set[type]
     pairs: validate.Pairs
     features: model.FeatureCache
+
+
+_OUTSIDE = "type(v) not in classes or v not in inside"
+_OBJECT_HASH: Any = object.__hash__
 
 
 # run(objects, append, ids, names, start, end): appends each object's start + head + end
@@ -419,10 +432,10 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
         lines += codegen.indent(validate.feature_check(f, f"a{k}", free, fail, values=False), 1)
         lines += ["    if v is not None:", f"        p += ({f' {name}=' + chr(34)!r}, {code}, '\"')"]
     for k, f in enumerate(others):
-        lines += codegen.indent(validate.feature_check(f, f"x{k}", free, fail), 1)
+        lines += codegen.indent(validate.feature_check(f, f"x{k}", free, fail, outside=_OUTSIDE), 1)
     for k, (f, _, name, many) in enumerate(refs):
         pre = f" {name}=" + chr(34)
-        lines += codegen.indent(validate.feature_check(f, f"r{k}", free, fail), 1)
+        lines += codegen.indent(validate.feature_check(f, f"r{k}", free, fail, outside=_OUTSIDE), 1)
         if many:
             joined = "esc(' '.join([ids.get(t) or names(t) for t in vs]))"
             lines += ["    if vs:", f"        p += ({pre!r}, {joined}, '\"')"]
@@ -437,13 +450,13 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
         lines += _run_lines(attrs, refs, others)
     else:
         lines += ["run = None"]
-    fixed = ["plain", "slow", "esc", "Doubt", "inside", "paired", "items", "illegal"]
+    fixed = ["plain", "slow", "esc", "Doubt", "inside", "classes", "paired", "items", "illegal"]
     body = "\n".join(codegen.indent(lines, 1))
     source = f"def make({', '.join([*fixed, *free])}):\n{body}\n    return head, run\n"
     head: tuple[_HeadFunction, _RunFunction | None] = codegen.build(
         source, "<cfmodel.xmi checked head>", plain=_NOT_PLAIN.search, slow=_checked_literal, esc=escape_attr,
         Doubt=_DoubtError,
-        inside=checks.inside, paired=checks.pairs.paired, items=fastpath.items,
+        inside=checks.inside, classes=checks.classes, paired=checks.pairs.paired, items=fastpath.items,
         illegal=datatypes.find_xml_illegal, **free)
     return head
 
@@ -488,14 +501,17 @@ class _Writer:
 
     def document(self, checked: bool = False) -> bytes | None:
         """The document's bytes; with `checked`, None as soon as a check fails (see `to_bytes`)."""
-        if checked and self.checks is None:
-            # Every object named (the ids' keys are the objects): the ids are the set.
-            inside = self.ids if len(self.ids) == len(self.objects) else set(self.objects)
-            self.checks = _Checks(inside, validate.Pairs(), self.cache)
-            self.plans.clear()
-        plans, plan = self.plans, self.plan
         if self.classes is None:
             self.classes = canonical.one_per_class(self.objects)
+        if checked and self.checks is None:
+            classes = set(map(type, self.classes))
+            if any(c.__hash__ is not _OBJECT_HASH for c in classes):
+                return None  # membership would not be identity (see `_Checks`)
+            # Every object named (the ids' keys are the objects): the ids are the set.
+            inside = self.ids if len(self.ids) == len(self.objects) else set(self.objects)
+            self.checks = _Checks(inside, classes, validate.Pairs(), self.cache)
+            self.plans.clear()
+        plans, plan = self.plans, self.plan
         for obj in self.classes:  # fixes prefixes in document order
             if type(obj) not in plans:
                 plan(obj)

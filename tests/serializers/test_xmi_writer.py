@@ -16,7 +16,18 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
-from pyecore.ecore import EAttribute, EBoolean, EClass, EDouble, EInt, EObject, EPackage, EReference, EString
+from pyecore.ecore import (
+    EAttribute,
+    EBoolean,
+    EClass,
+    EDouble,
+    EInt,
+    EObject,
+    EPackage,
+    EProxy,
+    EReference,
+    EString,
+)
 
 from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, validate, xmi
@@ -294,6 +305,54 @@ def test_a_target_outside_the_document_is_refused(naming: str) -> None:
     assert notes == _validate_notes(roots, id_of)
     where = {"none": "Node #31", "single-root": "Node #0"}.get(naming, "Node nnode31")
     assert notes == [f"{where}.next: target {stray!r} is not an object of this document"]
+
+
+@pytest.mark.parametrize("naming", ["all", "none"])
+@pytest.mark.parametrize("kind", ["fast", "general"])
+def test_a_proxy_of_a_document_object_is_not_in_the_document(naming: str, kind: str) -> None:
+    """A resolved EProxy hashes and compares as the object it wraps; it is still not that
+    object, and `validate` refuses it, so the writers' membership tests must too (in the
+    fast path of ``Node``, in the general checked head of ``Pair``)."""
+    _pkg, node, pair = _package()
+    if kind == "fast":
+        roots = _full_nodes(node, 20)
+        feature = "next"
+    else:
+        roots = _pairs(pair, 20)
+        feature = "mate"
+    roots[6].__dict__[feature]._value = EProxy(wrapped=roots[3])  # around PyEcore
+    names = {o: f"n{i}" for i, o in enumerate(roots)}
+    id_of = names.get if naming == "all" else (lambda o: None)
+    notes = _notes(roots, id_of)
+    assert notes == _validate_notes(roots, id_of)
+    assert any(n.startswith(f"{roots[6].eClass.name} {'n6' if naming == 'all' else '#6'}.{feature}: target <pyecore"
+                            ) and n.endswith("is not an object of this document") for n in notes)
+
+
+def test_objects_that_hash_by_value_are_checked_by_identity() -> None:
+    """A class that hashes and compares its objects by value: an equal object outside the
+    document is still outside (the checked writer leaves such documents to `validate`)."""
+    _pkg, node, _pair = _package()
+
+    class ByName(node.python_class):  # type: ignore[misc,name-defined]
+        def __hash__(self) -> int:
+            return hash(self.name)
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, ByName) and self.name == other.name
+
+    roots = []
+    for i in range(10):
+        o = ByName()
+        o.name, o.size, o.weight, o.enabled = f"b{i}", i, 0.5, True
+        roots.append(o)
+    twin = ByName()
+    twin.name = "b2"
+    roots[5].next = twin
+    for id_of in ({o: f"n{i}" for i, o in enumerate(roots)}.get, lambda o: None):
+        notes = _notes(roots, id_of)
+        assert notes == _validate_notes(roots, id_of)
+        assert len(notes) == 1 and ".next: target " in notes[0]
 
 
 @pytest.mark.parametrize("ident, expected", [
