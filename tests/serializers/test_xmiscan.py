@@ -373,3 +373,21 @@ def test_the_layout_that_accounts_for_every_element_is_taken() -> None:
     mixed = text.replace('<a:B x="3"/>', '<a:B x="3" y="5"/>')  # one of each: neither accounts for both
     with pytest.raises(xmiscan.NotScannableError):
         list(xmiscan.Scanner(mixed, lambda uri, name: layouts).runs())
+
+
+def test_a_compiled_model_takes_the_lane() -> None:
+    from cfmodel.transforms.refine import compile_project
+
+    result = compile_project("examples/webshop")
+    data = result.xmi_bytes()
+
+    def fresh() -> ResourceSet:
+        rset = ResourceSet()
+        for name, content in sorted(result.ecore_files().items()):
+            ecore.from_bytes(content, name, rset)
+        return rset
+
+    assert len({type(o) for o in result.model}) > 3 and b"&quot;" in data  # classes interleaved, JSON text
+    scanned = read(data, fresh(), "scan")
+    assert len(scanned.roots) == len(result.model)
+    assert state(scanned) == state(read(data, fresh(), "expat"))
