@@ -12,8 +12,8 @@ problem that stops evaluation), each rendering as ``file:line:col: error: …  [
 Package layout: `values` (instances and slots), `scheduler` (tasks and the freeze
 policy), `frames` (scopes), `evaluator` (expressions, constructors, indexes),
 `statements` (statements, tasks, promises), `typecheck`, `pluginrt` (plugins),
-`finish` (end-of-compile checks), `result` (`CompileResult`, PyEcore conversion),
-`eobjects` (light PyEcore objects for the converted model), `injection` (implicit
+`finish` (end-of-compile checks), `result` (`CompileResult`, PyEcore conversion into
+the serializers' light objects, `cfmodel.serializers.fastpath`), `injection` (implicit
 injection from the bindings: variables, constructor parameters).
 """
 

@@ -267,36 +267,58 @@ class _Converter:
     def convert(self, instances: list[Instance], release: bool = False) -> list[EObject]:
         """Make the EObjects; with *release*, empty each instance's slots once copied.
 
-        Objects and single values are made light (`eobjects`: PyEcore's classes and
-        behaviour, less bookkeeping per object) when that works here, else with the
-        serializers' direct holder access (`fastpath`). Either way the objects are new,
-        so there is nobody to notify, and the values were checked against the language's
-        types (the serializers check them again before writing)."""
+        Objects and single values are made light when `fastpath.LIGHT` (PyEcore's classes
+        and behaviour, less bookkeeping per object: `fastpath.light_class`, one slotted
+        holder per value), else by PyEcore's constructor with the serializers' direct
+        holder access. Either way the objects are new, so there is nobody to notify, and
+        the values were checked against the language's types (the serializers check them
+        again before writing). Every object ends as PyEcore's setters (without opposite
+        updates; the converter sets both ends itself) would leave it, ``_isset`` included.
+        """
         from cfmodel.serializers import fastpath
-        from cfmodel.transforms.refine import eobjects
 
+        light = fastpath.LIGHT and fastpath.RAW
         metamodel = self.metamodel
-        classes: dict[int, Any] = {}
+        # per entity: its EClass, its light class (None: PyEcore's constructor), and per field
+        # (name, kind, feature, how, the feature's light holder class or None)
+        kinds: dict[int, tuple[Any, type | None, list[tuple[str, int, Any, str, type | None]]]] = {}
         objects: list[EObject] = []
+        light_objects: list[EObject] = []
         by_instance: dict[int, EObject] = {}
-        light = eobjects.LightObjects() if eobjects.usable() else None
-        new_object = light.new if light is not None else fastpath.new_object
+        new = object.__new__
+        h: Any
         for inst in instances:
             info = inst.info
-            eclass = classes.get(id(info))
-            if eclass is None:
-                eclass = classes[id(info)] = metamodel.eclass(info.entity)
-            obj = new_object(eclass)
+            entry = kinds.get(id(info))
+            if entry is None:
+                eclass = metamodel.eclass(info.entity)
+                cls = fastpath.light_class(eclass) if light else None
+                fields = [
+                    (name, k, f, how, fastpath.holder_class(f) if cls is not None and not f.many else None)
+                    for name, k, f, how in self.plan(info)
+                ]
+                entry = kinds[id(info)] = (eclass, cls, fields)
+            cls = entry[1]
+            if cls is None:
+                obj = fastpath.new_object(entry[0])
+            else:
+                obj = new(cls)
+                light_objects.append(obj)
             objects.append(obj)
             by_instance[id(inst)] = obj
-        set_value = light.set_value if light is not None else _set_value
+        fastpath.register_all(light_objects)  # for EClass.allInstances(), as PyEcore's constructor does
 
         collection = fastpath.collection
         add_item = fastpath.add_item
         note_inverse = fastpath.note_inverse
         for inst, obj in zip(instances, objects, strict=True):
             slots = inst.slots
-            for name, kind, feature, how in self.plan(inst.info):
+            d = obj.__dict__
+            # A light object's _isset is made from its holders when first read (adding to a
+            # collection reads it); once made, a value set afterwards is noted in it at once,
+            # in the order PyEcore's setters would have noted it.
+            isset = d.get("_isset")
+            for name, kind, feature, how, holder in kinds[id(inst.info)][2]:
                 slot = slots.get(name)
                 if slot is None:
                     continue
@@ -311,8 +333,17 @@ class _Converter:
                         for item in value:
                             if not isinstance(item, Unknown):
                                 add_item(obj, feature, items, _value(feature, item, how))
+                        if isset is None:
+                            isset = d.get("_isset")
+                    elif holder is not None:
+                        h = new(holder)
+                        h.owner = obj
+                        h._value = _value(feature, value, how)
+                        d[feature._name] = h
+                        if isset is not None:
+                            isset[feature] = None
                     else:
-                        set_value(obj, feature, _value(feature, value, how), False)
+                        fastpath.set_attribute(obj, feature, _value(feature, value, how))
                     continue
                 targets = _targets(slot)
                 if not targets:
@@ -320,29 +351,32 @@ class _Converter:
                 one_way = feature.eOpposite is None
                 if feature.many:
                     items = collection(obj, feature)
+                    containment = feature.containment
                     for target in targets:
                         target_object = by_instance[id(target)]
-                        add_item(obj, feature, items, target_object)
+                        add_item(obj, feature, items, target_object, containment)
                         if one_way:
                             note_inverse(target_object, obj, feature)
-                else:
-                    target_object = by_instance[id(targets[0])]
-                    if feature.containment:
-                        fastpath.set_reference(obj, feature, target_object)
-                    else:
-                        set_value(obj, feature, target_object, True)
-                    if one_way:
-                        note_inverse(target_object, obj, feature)
+                    if isset is None:
+                        isset = d.get("_isset")
+                    continue
+                target_object = by_instance[id(targets[0])]
+                if holder is not None and not feature.containment:
+                    h = new(holder)
+                    h.owner = obj
+                    h._value = target_object
+                    d[feature._name] = h
+                    if isset is not None:
+                        isset[feature] = None
+                else:  # a containment also gives the target its container, as PyEcore's setter does
+                    fastpath.set_reference(obj, feature, target_object, containment=feature.containment)
+                    if isset is None:
+                        isset = d.get("_isset")
+                if one_way:
+                    note_inverse(target_object, obj, feature)
             if release:
                 inst.slots = _RELEASED
         return objects
-
-
-def _set_value(obj: Any, feature: Any, value: Any, is_ref: bool) -> None:
-    """PyEcore's own holders, through the serializers' direct access (when light objects are not used)."""
-    from cfmodel.serializers import fastpath
-
-    (fastpath.set_reference if is_ref else fastpath.set_attribute)(obj, feature, value)
 
 
 #: The slots of an instance whose values moved into its PyEcore object (shared: never written).
