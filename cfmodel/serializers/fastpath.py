@@ -22,9 +22,8 @@ from class-level defaults that behave as PyEcore's instance attributes (None, th
 itself, or an empty list/set put on the object the first time it is read), and each
 value sits in a slotted holder of a class made once per feature (owner and value per
 object; feature, ``is_ref``, ``is_cont`` in the class) with ``EValue``'s own methods, so
-PyEcore reads, sets, observes and deletes them as before. The class-level defaults are
-the ones ``cfmodel.transforms.refine.eobjects`` gives the compiler's objects (same
-marker, so either module accepts a class the other prepared).
+PyEcore reads, sets, observes and deletes them as before. The compiler's PyEcore model
+(``cfmodel.transforms.refine.result``) is made of the same light objects and holders.
 
 Guarantees: `RAW` is True only if a probe at import finds PyEcore's holders laid out as
 assumed; otherwise every helper takes PyEcore's public API (same result, slower). `LIGHT`
@@ -81,7 +80,7 @@ RAW = _probe()
 
 _NONE_DEFAULTS = ("_internal_id", "_container", "_containment_feature", "_eresource")
 _LAZY: dict[str, Callable[[], Any]] = {"listeners": list, "_eternal_listener": list, "_inverse_rels": set}
-_PREPARED = "_cfmodel_light"  # also cfmodel.transforms.refine.eobjects' marker
+_PREPARED = "_cfmodel_light"  # on a class light_class prepared: its EClass
 _HOLDER_CLASS = "_cfmodel_holder"  # where a feature keeps its holder class
 
 
