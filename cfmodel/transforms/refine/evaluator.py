@@ -12,7 +12,6 @@ that goes wrong raises a `CfEvaluationError` with the span of the expression.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +20,7 @@ from cfmodel.grammars import nodes
 from cfmodel.plugins import Unknown
 from cfmodel.project import Project
 from cfmodel.transforms import program as p
+from cfmodel.transforms import semantics as sem
 from cfmodel.transforms.refine import statements as st
 from cfmodel.transforms.refine.errors import Blocked, fail, kind_of, show
 from cfmodel.transforms.refine.frames import Frame, declared_in
@@ -320,7 +320,7 @@ class Evaluator:
             value = self.eval(part, frame, task)
             if isinstance(value, Unknown):
                 return value
-            out.append(to_text(value))
+            out.append(sem.to_text(value))
         return "".join(out)
 
     def _e_fstring(self, node: nodes.FString, frame: Frame, task: Task) -> Any:
@@ -333,17 +333,9 @@ class Evaluator:
             if isinstance(value, Unknown):
                 return value
             try:
-                if part.conversion == "r":
-                    value = repr(value)
-                elif part.conversion == "a":
-                    value = ascii(value)
-                elif part.conversion == "s" or (not part.format_spec and isinstance(value, Instance)):
-                    value = str(value)
-                out.append(format(value, part.format_spec))
-            except (ValueError, TypeError) as error:
-                raise fail(
-                    f"cannot format {show(value)} in f-string: {error}", node.span, "type-error"
-                ) from None
+                out.append(sem.format_field(value, part.conversion, part.format_spec))
+            except sem.SemanticError as error:
+                raise _at(error, node.span) from None
         return "".join(out)
 
     def _e_map_lookup(self, node: nodes.MapLookup, frame: Frame, task: Task) -> Any:
@@ -351,21 +343,10 @@ class Evaluator:
         key = self.eval(node.key, frame, task)
         if isinstance(target, Unknown) or isinstance(key, Unknown):
             return Unknown(node)
-        if type(target) is not dict:
-            raise fail(
-                f"[...] looks up a key in a dict; {show(target)} is {kind_of(target)}",
-                node.span,
-                "type-error",
-            )
-        if type(key) is not str:
-            raise fail(f"dict keys are strings, not {kind_of(key)} {show(key)}", node.key.span, "type-error")
         try:
-            return target[key]
-        except KeyError:
-            keys = ", ".join(show(k) for k in target) or "none"
-            raise fail(
-                f"key {show(key)} not found in the dict (keys: {keys})", node.span, "key-error"
-            ) from None
+            return sem.lookup(target, key)
+        except sem.SemanticError as error:
+            raise _at(error, node.span, right=node.key.span) from None
 
     def _e_list(self, node: nodes.ListLiteral, frame: Frame, task: Task) -> Any:
         return [self.eval(item, frame, task) for item in node.items]
@@ -427,23 +408,20 @@ class Evaluator:
         value = self.eval(node.operand, frame, task)
         if isinstance(value, Unknown):
             return value
-        if type(value) is not bool:
-            raise fail(
-                f"'not' applies to a bool, not {kind_of(value)} {show(value)}", node.span, "type-error"
-            )
-        return not value
+        try:
+            return sem.negation(value)
+        except sem.SemanticError as error:
+            raise _at(error, node.span) from None
 
     def _e_conditional(self, node: nodes.Conditional, frame: Frame, task: Task) -> Any:
         condition = self.eval(node.condition, frame, task)
         if isinstance(condition, Unknown):
             return condition
-        if type(condition) is not bool:
-            raise fail(
-                f"the condition of '? :' must be a bool, not {kind_of(condition)} {show(condition)}",
-                node.condition.span,
-                "type-error",
-            )
-        return self.eval(node.then if condition else node.otherwise, frame, task)
+        try:
+            chosen = sem.choice(condition)
+        except sem.SemanticError as error:
+            raise _at(error, node.condition.span) from None
+        return self.eval(node.then if chosen else node.otherwise, frame, task)
 
     def _e_is_defined(self, node: nodes.IsDefined, frame: Frame, task: Task) -> Any:
         target = node.target
@@ -452,11 +430,10 @@ class Evaluator:
             key = self.eval(target.key, frame, task)
             if isinstance(mapping, Unknown) or isinstance(key, Unknown):
                 return Unknown(node)
-            if type(mapping) is not dict:
-                raise fail(
-                    f"'is defined' on [...] needs a dict, not {show(mapping)}", node.span, "type-error"
-                )
-            return key in mapping and mapping[key] is not None
+            try:
+                return sem.has_value(mapping, key)
+            except sem.SemanticError as error:
+                raise _at(error, node.span) from None
         if isinstance(target, nodes.AttributeAccess):
             owner = self.eval(target.target, frame, task)
             if isinstance(owner, Unknown):
@@ -487,115 +464,65 @@ class Evaluator:
         value = slot.get()
         if isinstance(value, Unknown):
             return value
-        if type(value) is list:
-            if not value:
-                return False
-            if all(isinstance(v, Unknown) for v in value):
-                return Unknown(node)
-            return True
-        return value is not None
+        if type(value) is list and value and all(isinstance(v, Unknown) for v in value):
+            return Unknown(node)
+        return sem.is_defined(value)
 
     # -- operators
 
     def _e_binary(self, node: nodes.BinaryOperation, frame: Frame, task: Task) -> Any:
         op = node.operator
         if op == "and" or op == "or":
-            left = self.eval(node.left, frame, task)
-            if isinstance(left, Unknown):
-                return left
-            if type(left) is not bool:
-                raise fail(
-                    f"'{op}' needs bools; the left side is {kind_of(left)} {show(left)}",
-                    node.left.span,
-                    "type-error",
-                )
-            if (op == "and" and not left) or (op == "or" and left):
-                return left
-            right = self.eval(node.right, frame, task)
-            if isinstance(right, Unknown):
-                return right
-            if type(right) is not bool:
-                raise fail(
-                    f"'{op}' needs bools; the right side is {kind_of(right)} {show(right)}",
-                    node.right.span,
-                    "type-error",
-                )
-            return right
+            return self._logical(op, node, frame, task)
         left = self.eval(node.left, frame, task)
         right = self.eval(node.right, frame, task)
-        if op == "in" or op == "not in":
-            result = self._contains(left, right, node)
-            if isinstance(result, Unknown) or op == "in":
-                return result
-            return not result
-        if isinstance(left, Unknown) or isinstance(right, Unknown):
-            return Unknown(node)
-        if op == "==":
-            return _equal(left, right)
-        if op == "!=":
-            return not _equal(left, right)
-        if op == "is":
-            return self._is(node, left, right)
-        compare = _COMPARISONS.get(op)
-        if compare is not None:
-            if not (_is_number(left) and _is_number(right)):
-                raise fail(
-                    f"'{op}' compares numbers, not {kind_of(left)} {show(left)} "
-                    f"and {kind_of(right)} {show(right)}",
-                    node.span,
-                    "type-error",
-                )
-            return compare(left, right)
-        return self._arithmetic(op, left, right, node)
-
-    def _arithmetic(self, op: str, left: Any, right: Any, node: nodes.BinaryOperation) -> Any:
-        if op == "+" and type(left) is str:
-            if type(right) is not str:
-                raise fail(
-                    f"'+' joins a string only to a string, not to {kind_of(right)} {show(right)}",
-                    node.span,
-                    "type-error",
-                )
-            return left + right
-        if op == "+" and type(left) is list and type(right) is list:
-            return left + right
-        if not (_is_number(left) and _is_number(right)):
-            raise fail(
-                f"'{op}' needs numbers, not {kind_of(left)} {show(left)} and {kind_of(right)} {show(right)}",
-                node.span,
-                "type-error",
-            )
         try:
-            return _ARITHMETIC[op](left, right)
-        except ZeroDivisionError:
-            raise fail(
-                f"division by zero in {show(left)} {op} {show(right)}", node.span, "arithmetic"
-            ) from None
-        except OverflowError:
-            raise fail(f"{show(left)} {op} {show(right)} is too large", node.span, "arithmetic") from None
+            if op == "in" or op == "not in":
+                result = self._contains(left, right, node)
+                if isinstance(result, Unknown) or op == "in":
+                    return result
+                return not result
+            if isinstance(left, Unknown) or isinstance(right, Unknown):
+                return Unknown(node)
+            if op == "==":
+                return sem.equal(left, right)
+            if op == "!=":
+                return not sem.equal(left, right)
+            if op == "is":
+                return self._is(node, left, right)
+            if op in sem.ORDERINGS:
+                return sem.compare(op, left, right)
+            return sem.arithmetic(op, left, right)
+        except sem.SemanticError as error:
+            raise _at(error, node.span, node.left.span, node.right.span) from None
+
+    def _logical(self, op: str, node: nodes.BinaryOperation, frame: Frame, task: Task) -> Any:
+        """``and`` / ``or``: the right side is evaluated only when the left does not decide."""
+        left = self.eval(node.left, frame, task)
+        if isinstance(left, Unknown):
+            return left
+        try:
+            decided = sem.logical_operand(op, "left", left) is (op == "or")
+        except sem.SemanticError as error:
+            raise _at(error, node.span, node.left.span, node.right.span) from None
+        if decided:
+            return left
+        right = self.eval(node.right, frame, task)
+        if isinstance(right, Unknown):
+            return right
+        try:
+            return sem.logical_operand(op, "right", right)
+        except sem.SemanticError as error:
+            raise _at(error, node.span, node.left.span, node.right.span) from None
 
     def _contains(self, left: Any, right: Any, node: nodes.BinaryOperation) -> Any:
         if isinstance(left, Unknown) or isinstance(right, Unknown):
             return Unknown(node)
-        if type(right) is dict:
-            if type(left) is not str:
-                return False
-            return left in right
-        if type(right) is list:
-            unknown = False
-            for item in right:
-                if _equal(item, left):
-                    return True
-                if isinstance(item, Unknown):
-                    unknown = True
-            return Unknown(node) if unknown else False
-        if type(right) is str and type(left) is str:
-            return left in right
-        raise fail(
-            f"'in' looks in a list, a dict or a string, not in {kind_of(right)} {show(right)}",
-            node.right.span,
-            "type-error",
-        )
+        if sem.contains(left, right):
+            return True
+        if type(right) is list and any(isinstance(item, Unknown) for item in right):
+            return Unknown(node)  # not found among the known items: one of the others may be it
+        return False
 
     def _is(self, node: nodes.BinaryOperation, left: Any, right: Any) -> Any:
         if type(left) is not str or type(right) is not str:
@@ -1179,47 +1106,12 @@ def _key_text(names: tuple[str, ...] | list[str], values: list[Any]) -> str:
     return ", ".join(f"{n}={show(v)}" for n, v in zip(names, values, strict=False))
 
 
-def _is_number(value: Any) -> bool:
-    kind = type(value)
-    return kind is int or kind is float
-
-
-def _equal(left: Any, right: Any) -> bool:
-    if left is right:
-        return True
-    if type(left) is bool or type(right) is bool:
-        return False
-    if type(left) is Instance or type(right) is Instance:
-        return False
-    try:
-        return bool(left == right)
-    except Exception:
-        return False
-
-
-_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
-    "<": operator.lt,
-    ">": operator.gt,
-    "<=": operator.le,
-    ">=": operator.ge,
-}
-_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-    "%": operator.mod,
-    "**": operator.pow,
-}
-
-
-def to_text(value: Any) -> str:
-    """A value inside an interpolated string (as the reference compiler: Python's str())."""
-    if type(value) is str:
-        return value
-    if isinstance(value, Instance):
-        return str(value)
-    return str(value)
+def _at(
+    error: sem.SemanticError, span: Span, left: Span | None = None, right: Span | None = None
+) -> CfEvaluationError:
+    """The compiler's error for a `SemanticError`: at the operand's span when it is about one."""
+    where = left if error.operand == "left" else right if error.operand == "right" else None
+    return fail(error.message, where or span, error.code)
 
 
 def _pure(node: nodes.Expression) -> bool:
