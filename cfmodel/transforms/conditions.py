@@ -2,11 +2,13 @@
 
 Input: an expression of the syntax tree (`cfmodel.grammars.nodes`) and the values of
 the names it may use (``self`` for a typedef condition). Output: its value, with the
-reference compiler's semantics for what it covers: literals, lists, dicts, ``self``
-and other given names, comparisons, ``and``/``or``/``not`` (on booleans), arithmetic,
-``in``/``not in``, ``x ? a : b``, dict lookups, ``is defined`` and string interpolation.
-Plugin calls are evaluated only when a function for them is given; otherwise
-`NotChecked` is raised so that callers report "not checked" instead of guessing.
+compiler's semantics for what it covers (the operators are those of
+`cfmodel.transforms.semantics`, which the compiler uses too, so values and error
+messages are the compiler's): literals, lists, dicts, ``self`` and other given names,
+comparisons, ``and``/``or``/``not``, arithmetic, ``in``/``not in``, ``x ? a : b``, dict
+lookups, ``is defined``, string interpolation and f-strings. Plugin calls are evaluated
+only when a function for them is given; otherwise `NotChecked` is raised so that
+callers report "not checked" instead of guessing (so is ``is``, which needs the enums).
 
 `check_value` checks a Python value against an attribute type (`TypeSpec`) or a base
 type: primitives as the reference compiler checks them (``float`` takes floats only,
@@ -17,7 +19,6 @@ reference compiler does) and condition along the typedef chain.
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import Any
 from cfmodel.errors import Span
 from cfmodel.grammars import nodes
 from cfmodel.transforms import program as p
+from cfmodel.transforms import semantics as sem
 from cfmodel.transforms.unparse import literal, to_source
 
 Plugin = Callable[..., Any]
@@ -48,24 +50,12 @@ class ConstantError(Exception):
         self.span = span
 
 
-_UNDEFINED = object()
-
-_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    ">": operator.gt,
-    "<=": operator.le,
-    ">=": operator.ge,
-}
-_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-    "%": operator.mod,
-    "**": operator.pow,
-}
+def _at(
+    error: sem.SemanticError, span: Span, left: Span | None = None, right: Span | None = None
+) -> ConstantError:
+    """The `ConstantError` for a `SemanticError`: at the operand's span when it is about one."""
+    where = left if error.operand == "left" else right if error.operand == "right" else None
+    return ConstantError(error.message, where or span)
 
 
 @dataclass
@@ -92,89 +82,77 @@ class Evaluator:
         if isinstance(e, nodes.BinaryOperation):
             return self.binary(e)
         if isinstance(e, nodes.Not):
-            return not self.boolean(self.eval(e.operand), "not", e.span)
+            try:
+                return sem.negation(self.eval(e.operand))
+            except sem.SemanticError as error:
+                raise _at(error, e.span) from None
         if isinstance(e, nodes.Conditional):
-            chosen = self.boolean(self.eval(e.condition), "a condition", e.condition.span)
+            try:
+                chosen = sem.choice(self.eval(e.condition))
+            except sem.SemanticError as error:
+                raise _at(error, e.condition.span) from None
             return self.eval(e.then if chosen else e.otherwise)
         if isinstance(e, nodes.MapLookup):
-            return self.lookup(e)
-        if isinstance(e, nodes.IsDefined):
+            target, key = self.eval(e.target), self.eval(e.key)
             try:
-                value = self.eval(e.target)
-            except ConstantError:
-                return False
-            return value is not _UNDEFINED
+                return sem.lookup(target, key)
+            except sem.SemanticError as error:
+                raise _at(error, e.span, right=e.key.span) from None
+        if isinstance(e, nodes.IsDefined):
+            return self.is_defined(e)
         if isinstance(e, nodes.AttributeAccess):
-            target = self.eval(e.target)
-            if isinstance(target, Mapping) and e.name.text in target:
-                return target[e.name.text]
-            if hasattr(target, e.name.text):
-                return getattr(target, e.name.text)
-            raise ConstantError(f"{_type_name(target)} has no attribute '{e.name.text}'", e.name.span)
+            # the values here are plain values: none has attributes (the compiler's instances do)
+            raise _at(sem.not_an_instance(e.name.text, self.eval(e.target)), e.span)
         if isinstance(e, nodes.Interpolation):
-            return "".join(part if isinstance(part, str) else _to_text(self.eval(part)) for part in e.parts)
+            return "".join(
+                part if isinstance(part, str) else sem.to_text(self.eval(part)) for part in e.parts
+            )
         if isinstance(e, nodes.FString):
-            return "".join(part if isinstance(part, str) else self.field(part) for part in e.parts)
+            return "".join(part if isinstance(part, str) else self.field(part, e.span) for part in e.parts)
         if isinstance(e, nodes.FunctionCall):
             return self.call(e)
         raise NotChecked(f"{type(e).__name__} expressions are not evaluated here")
 
-    def boolean(self, value: Any, what: str, span: Span) -> bool:
-        if not isinstance(value, bool):
-            raise ConstantError(f"{what} needs a boolean, got {_show(value)}", span)
-        return value
+    def is_defined(self, e: nodes.IsDefined) -> bool:
+        target = e.target
+        if isinstance(target, nodes.MapLookup):
+            mapping, key = self.eval(target.target), self.eval(target.key)
+            try:
+                return sem.has_value(mapping, key)
+            except sem.SemanticError as error:
+                raise _at(error, e.span) from None
+        return sem.is_defined(self.eval(target))
 
     def binary(self, e: nodes.BinaryOperation) -> Any:
         op = e.operator
-        if op in ("and", "or"):
-            left = self.boolean(self.eval(e.left), f"'{op}'", e.left.span)
-            if (op == "and" and not left) or (op == "or" and left):
-                return left
-            return self.boolean(self.eval(e.right), f"'{op}'", e.right.span)
-        left, right = self.eval(e.left), self.eval(e.right)
         try:
-            if op in _COMPARE:
-                return _COMPARE[op](left, right)
+            if op in ("and", "or"):
+                left = sem.logical_operand(op, "left", self.eval(e.left))
+                if left is (op == "or"):  # decided by the left side alone
+                    return left
+                return sem.logical_operand(op, "right", self.eval(e.right))
+            left, right = self.eval(e.left), self.eval(e.right)
+            if op == "==":
+                return sem.equal(left, right)
+            if op == "!=":
+                return not sem.equal(left, right)
             if op in ("in", "not in"):
-                if not isinstance(right, list | dict | str):
-                    raise ConstantError(
-                        f"'{op}' needs a list, dict or string on its right, got {_show(right)}", e.right.span
-                    )
-                return (left in right) == (op == "in")
-            if op in _ARITHMETIC:
-                if isinstance(left, bool) or isinstance(right, bool):
-                    raise TypeError("arithmetic on a boolean")
-                return _ARITHMETIC[op](left, right)
-            if op == "is":
-                raise NotChecked("'is' tests enum values")
-        except (TypeError, ZeroDivisionError, OverflowError) as error:
-            raise ConstantError(
-                f"cannot evaluate {_show(left)} {op} {_show(right)}: {error}", e.span
-            ) from None
+                return sem.contains(left, right) == (op == "in")
+            if op in sem.ORDERINGS:
+                return sem.compare(op, left, right)
+            if op in sem.ARITHMETIC:
+                return sem.arithmetic(op, left, right)
+        except sem.SemanticError as error:
+            raise _at(error, e.span, e.left.span, e.right.span) from None
+        if op == "is":
+            raise NotChecked("'is' tests enum values")
         raise NotChecked(f"operator '{op}' is not evaluated here")  # pragma: no cover - grammar has no others
 
-    def lookup(self, e: nodes.MapLookup) -> Any:
-        target, key = self.eval(e.target), self.eval(e.key)
-        if isinstance(target, dict):
-            if key in target:
-                return target[key]
-            raise ConstantError(f"key {_show(key)} is not in the dict", e.key.span)
-        if isinstance(target, list) and isinstance(key, int) and not isinstance(key, bool):
-            if -len(target) <= key < len(target):
-                return target[key]
-            raise ConstantError(f"index {key} is out of range", e.key.span)
-        raise ConstantError(f"cannot look up {_show(key)} in {_show(target)}", e.span)
-
-    def field(self, f: nodes.FormatField) -> str:
-        value = self.eval(f.value)
-        if f.conversion == "r":
-            value = repr(value)
-        elif f.conversion in ("s", "a"):
-            value = str(value) if f.conversion == "s" else ascii(value)
+    def field(self, f: nodes.FormatField, span: Span) -> str:
         try:
-            return format(value, f.format_spec)
-        except (ValueError, TypeError) as error:
-            raise ConstantError(f"bad format field: {error}") from None
+            return sem.format_field(self.eval(f.value), f.conversion, f.format_spec)
+        except sem.SemanticError as error:
+            raise _at(error, span) from None
 
     def call(self, e: nodes.FunctionCall) -> Any:
         name = e.name.text
@@ -323,10 +301,6 @@ def check_constraint(
     return None
 
 
-def _type_name(value: Any) -> str:
-    return type(value).__name__
-
-
 def _show(value: Any) -> str:
     try:
         text = literal(value)
@@ -334,8 +308,3 @@ def _show(value: Any) -> str:
         text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
-
-def _to_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "null" if value is None else str(value)

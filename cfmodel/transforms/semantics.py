@@ -170,6 +170,15 @@ def is_defined(value: Any) -> bool:
     return value is not None
 
 
+def not_an_instance(name: str, value: Any) -> SemanticError:
+    """The error for ``value.name`` when *value* is a plain value (only entity instances have attributes)."""
+    if isinstance(value, list):
+        return SemanticError(
+            f"cannot read '{name}' of a list ({_show(value)}); iterate it with 'for' or a comprehension"
+        )
+    return SemanticError(f"cannot read '{name}' of {_described(value)}: it is not an entity instance")
+
+
 # ---------------------------------------------------------------------- booleans
 
 

@@ -291,17 +291,7 @@ class Evaluator:
         return self.read_slot(slot, node.span)
 
     def _not_instance(self, name: str, target: Any, span: Span) -> CfEvaluationError:
-        if isinstance(target, list):
-            return fail(
-                f"cannot read '{name}' of a list ({show(target)}); iterate it with 'for' or a comprehension",
-                span,
-                "type-error",
-            )
-        return fail(
-            f"cannot read '{name}' of {kind_of(target)} {show(target)}: it is not an entity instance",
-            span,
-            "type-error",
-        )
+        return _at(sem.not_an_instance(name, target), span)
 
     def _no_field(self, info: EntityInfo, name: str, span: Span) -> CfEvaluationError:
         known = ", ".join(sorted(info.fields)) or "none"
