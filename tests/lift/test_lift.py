@@ -13,6 +13,7 @@ from cfmodel.serializers import canonical, ecore, xmi
 from cfmodel.serializers import json as json_format
 from cfmodel.transforms import lift as lift_module
 from cfmodel.transforms.lift import LiftOptions, namespace_prefix, namespace_uri
+from cfmodel.transforms.refine import compile_project
 
 from .helpers import RICH, WEBSHOP, lifted
 
@@ -212,3 +213,26 @@ def test_classes_and_enums_are_typed() -> None:
     assert all(isinstance(c, EClass) for c in mm.classes())
     assert isinstance(mm.classifier("infra::os"), EEnum)
     assert ecore.to_bytes(mm.package("infra"))  # valid Ecore, as the writer checks
+
+
+def test_computed_defaults_are_the_values_the_compiler_gives(tmp_path: Path) -> None:
+    (tmp_path / "main.cf").write_text(
+        "entity A:\n"
+        "    bool same = 1 == true\n"  # a bool is not a number (the old evaluator here said true)
+        "    bool member = 1 in [true, 2]\n"
+        "    float half = 1 / 2\n"
+        "    string joined = \"a\" + \"b\"\n"
+        "    int eight = 2 ** 3\n"
+        "    bool sub = \"ell\" in \"hello\"\n"
+        "end\n"
+        "implement A using std::none\n"
+        "A()\n",
+        encoding="utf-8",
+    )
+    literals = {name: lifted(tmp_path).eattribute("__config__::A", name).defaultValueLiteral
+                for name in ("same", "member", "half", "joined", "eight", "sub")}
+    assert literals == {"same": "false", "member": "false", "half": "0.5", "joined": "ab", "eight": "8",
+                        "sub": "true"}
+    (instance,) = compile_project(tmp_path).raw_instances
+    compiled = {name: instance.slots[name].value for name in literals}  # type: ignore[union-attr]
+    assert compiled == {"same": False, "member": False, "half": 0.5, "joined": "ab", "eight": 8, "sub": True}

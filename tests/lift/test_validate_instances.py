@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from cfmodel.errors import CfUsageError
+from cfmodel.errors import CfModelError, CfUsageError
 from cfmodel.serializers import xmi
+from cfmodel.transforms.refine import compile_project
 from cfmodel.transforms.validate_instances import load_metamodel, validate
 
 from .helpers import RICH
@@ -137,3 +139,68 @@ def test_load_metamodel_refuses_other_paths(tmp_path: Path) -> None:
     (tmp_path / "x.txt").write_text("", encoding="utf-8")
     with pytest.raises(CfUsageError):
         load_metamodel(tmp_path / "x.txt")
+
+
+CONDITIONS = """\
+typedef one as bool matching self == 1
+typedef early as string matching self < "m"
+typedef first_big as list matching self[0] > 1
+typedef tagged as list matching 1 in self
+typedef port as int matching self > 0 and self < 65536
+typedef has_owner as dict matching self["owner"] is defined
+entity A:
+    one? b = null
+    early? s = null
+    first_big? l = null
+    tagged? t = null
+    port? p = null
+    has_owner? d = null
+end
+implement A using std::none
+"""
+CREATED = "main.cf:16:3: error: attribute '{}' of __config__::A instance (created at main.cf:16:1): "
+
+
+@pytest.mark.parametrize(
+    ("attribute", "source", "value", "compiled", "validated"),
+    [
+        # inmanta-core 14 takes true here (a bool is an int there); cfmodel's two evaluators do not
+        ("b", "true", True, CREATED.format("b") + "true does not satisfy typedef __config__::one  [typedef]",
+         "true does not satisfy the condition of __config__::one (self == 1)"),
+        ("s", '"a"', "a", "main.cf:2:34: error: '<' compares numbers, not string \"a\" and string \"m\"  [type-error]",
+         'the condition of __config__::early cannot be evaluated for "a": '
+         "'<' compares numbers, not string \"a\" and string \"m\""),
+        ("l", "[2]", "[2]", "main.cf:3:36: error: [...] looks up a key in a dict; [2] is list  [type-error]",
+         "the condition of __config__::first_big cannot be evaluated for [2]: "
+         "[...] looks up a key in a dict; [2] is list"),
+        ("t", "[true]", "[true]",
+         CREATED.format("t") + "[true] does not satisfy typedef __config__::tagged  [typedef]",
+         "[true] does not satisfy the condition of __config__::tagged (1 in self)"),
+        ("t", "[1.0]", "[1.0]", None, None),
+        ("p", "80", 80, None, None),
+        ("p", "0", 0, CREATED.format("p") + "0 does not satisfy typedef __config__::port  [typedef]",
+         "0 does not satisfy the condition of __config__::port (self > 0 and self < 65536)"),
+        ("d", '{"owner": "ops"}', '{"owner": "ops"}', None, None),
+        ("d", '{"owner": null}', '{"owner": null}',
+         CREATED.format("d") + '{"owner": null} does not satisfy typedef __config__::has_owner  [typedef]',
+         '{"owner": null} does not satisfy the condition of __config__::has_owner (self["owner"] is defined)'),
+    ],
+)
+def test_typedef_conditions_are_judged_as_the_compiler_judges_them(
+    tmp_path: Path, attribute: str, source: str, value: object, compiled: str | None, validated: str | None
+) -> None:
+    (tmp_path / "main.cf").write_text(CONDITIONS + f"A({attribute}={source})\n", encoding="utf-8")
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        if compiled is None:
+            compile_project(".")
+        else:
+            with pytest.raises(CfModelError) as error:
+                compile_project(".")
+            assert error.value.render().splitlines()[0] == compiled
+    finally:
+        os.chdir(old)
+    created = load_metamodel(tmp_path).create("__config__::A", **{attribute: value})
+    problems = [str(p) for p in validate(created).of(created).problems]
+    assert problems == ([] if validated is None else [f"{attribute}: {validated}  [constraint]"])
