@@ -13,12 +13,12 @@ error code and which operand it is about (``"left"``, ``"right"``, or None for t
 expression); each evaluator turns it into its own error, with the span it has for that
 operand.
 
-The semantics (checked against inmanta-core 14 where they agree with it; docs/compiler.md
-lists where they deliberately do not): ``==`` never equates a bool with a number, ``< >
-<= >=`` compare numbers only, arithmetic takes numbers (not bools), ``+`` also joins a
-string to a string and a list to a list, ``in`` looks in a list (by `equal`), the keys
-of a dict (string keys only) or a string (substrings), ``[k]`` looks up a string key in a
-dict, interpolation shows values as Python's ``str()``.
+The semantics (docs/compiler.md lists where inmanta-core 14 differs, as checked with
+it): ``==`` never equates a bool with a number, ``< > <= >=`` compare numbers only,
+arithmetic takes numbers (not bools), ``+`` also joins a string to a string and a list
+to a list, ``in`` looks in a list (by `equal`), the keys of a dict (string keys only) or
+a string (substrings), ``[k]`` looks up a string key in a dict, interpolation shows
+values as Python's ``str()``.
 """
 
 from __future__ import annotations
