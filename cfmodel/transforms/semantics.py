@@ -160,6 +160,8 @@ def has_value(mapping: Any, key: Any) -> bool:
     """``mapping[key] is defined``: the dict has the key and its value is not null."""
     if type(mapping) is not dict:
         raise SemanticError(f"'is defined' on [...] needs a dict, not {_show(mapping)}")
+    if type(key) is not str:  # as `lookup` (a list or dict key was a Python TypeError)
+        raise SemanticError(f"dict keys are strings, not {_described(key)}", operand="right")
     return key in mapping and mapping[key] is not None
 
 

@@ -131,6 +131,8 @@ ROWS: list[tuple[str, str, Any]] = [
     ('d = {"a": 1, "n": null}', 'd["a"] is defined', True),
     ('d = {"a": 1, "n": null}', 'd["n"] is defined', False),
     ('d = {"a": 1, "n": null}', 'd["b"] is defined', False),
+    ('d = {"a": 1}', "d[[1]] is defined", Fails("dict keys are strings, not list [1]")),
+    ('d = {"a": 1}', "d[1] is defined", Fails("dict keys are strings, not int 1")),
     ("l = [1]", 'l["a"] is defined', Fails("'is defined' on [...] needs a dict, not [1]")),
     # attributes exist on entity instances only
     ("y = 1", "y.name", Fails("cannot read 'name' of int 1: it is not an entity instance")),
