@@ -209,8 +209,25 @@ def choice(condition: Any) -> bool:
 
 
 def to_text(value: Any) -> str:
-    """A value inside ``"{{x}}"``: Python's ``str()`` (``true`` shows as ``True``)."""
-    return value if type(value) is str else str(value)
+    """A value inside ``"{{x}}"`` (or ``f"{x}"``): Python's ``str()`` (``true`` shows as
+    ``True``), except that null shows as ``null``, also inside lists and dicts, as
+    inmanta-core shows it."""
+    if type(value) is str:
+        return value
+    if value is None or type(value) is list or type(value) is dict:
+        return _shown(value)
+    return str(value)
+
+
+def _shown(value: Any) -> str:
+    """``repr`` of a value in a list or dict (what ``str()`` of the list shows), null as null."""
+    if value is None:
+        return "null"
+    if type(value) is list:
+        return "[" + ", ".join(map(_shown, value)) + "]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{_shown(k)}: {_shown(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def format_field(value: Any, conversion: str | None, format_spec: str) -> str:

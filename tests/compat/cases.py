@@ -828,3 +828,21 @@ n_db = std::count(db.hosts)
 Service(name="web has {{n_web}}, db has {{n_db}}")
 """,
 )
+
+case(
+    "null_in_interpolation",
+    main="""
+entity Text:
+    string s
+end
+implement Text using std::none
+x = null
+l = [null, "a", 1, true, 1.5]
+d = {"k": null, "n": [null]}
+Text(s="{{x}}")
+Text(s="{{l}}")
+Text(s="{{d}}")
+Text(s="{{x}}-{{l}}")
+Text(s=f"{x}|{d}")
+""",
+)

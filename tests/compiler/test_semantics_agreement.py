@@ -143,10 +143,11 @@ ROWS: list[tuple[str, str, Any]] = [
     ),
     # interpolation: Python's str()
     ("y = true", '"<{{y}}>"', "<True>"),
-    ("y = null", '"<{{y}}>"', "<None>"),  # inmanta: "<null>"
+    ("y = null", '"<{{y}}>"', "<null>"),  # as inmanta-core
     ("y = 1.0", '"<{{y}}>"', "<1.0>"),
     ('y = "s"', '"<{{y}}>"', "<s>"),
-    ("y = [1, true, null]", '"<{{y}}>"', "<[1, True, None]>"),  # inmanta: "<[1, True, null]>"
+    ("y = [1, true, null]", '"<{{y}}>"', "<[1, True, null]>"),  # as inmanta-core
+    ('y = {"k": null, "n": [null, "a"]}', 'f"<{y}>"', "<{'k': null, 'n': [null, 'a']}>"),
     ('y = {"a": true}', '"<{{y}}>"', "<{'a': True}>"),
     # f-strings: Python's conversions and format mini-language
     ("y = 1", 'f"<{y:>4}>"', "<   1>"),
