@@ -8,8 +8,11 @@ that resource set's own registry, never in PyEcore's process-global one.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import gc
+import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,11 +93,21 @@ def register_packages(rset: ResourceSet, packages: Iterable[EPackage]) -> None:
         register_packages(rset, pkg.eSubpackages)
 
 
-def attach(rset: ResourceSet | None, source: Path | str, roots: list[EObject]) -> Any:
-    """Put `roots` into a new resource of `rset` named after `source`."""
+def attach(rset: ResourceSet | None, source: Path | str, roots: list[EObject], fresh: bool = False) -> Any:
+    """Put `roots` into a new resource of `rset` named after `source`.
+
+    `fresh` tells that every root is a new object in no container whose ``dyn_inst`` is
+    itself (light objects a reader made): then what ``Resource.append`` does for each is
+    done at C speed.
+    """
     rs = rset if rset is not None else ResourceSet()
     resource = rs.create_resource(URI(str(source)))
     contents = resource.contents
+    if fresh:
+        contents.extend(roots)
+        collections.deque(map(operator.setitem, map(_OWN_DICT, roots), itertools.repeat("_eresource"),
+                              itertools.repeat(resource)), maxlen=0)
+        return resource
     itself: dict[type, bool] = {}  # does the class give its objects themselves as dyn_inst?
     for root in roots:
         cls = type(root)
@@ -107,6 +120,9 @@ def attach(rset: ResourceSet | None, source: Path | str, roots: list[EObject]) -
         else:
             resource.append(root)
     return resource
+
+
+_OWN_DICT = operator.attrgetter("__dict__")
 
 
 def ncname_id(key: str) -> str:

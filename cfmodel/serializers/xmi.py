@@ -37,9 +37,7 @@ model: ids, positions and opposite memberships are all looked up in tables.
 
 from __future__ import annotations
 
-import collections
 import itertools
-import operator
 import re
 import weakref
 from collections.abc import Callable, Container, Mapping, Sequence
@@ -50,7 +48,7 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EObject, EString
 from pyecore.innerutils import InternalSet
-from pyecore.resources import URI, ResourceSet
+from pyecore.resources import ResourceSet
 from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError, Span
@@ -207,21 +205,26 @@ _AttrPlan = tuple[Any, str, str, datatypes.Codec]
 _RefPlan = tuple[Any, str, str, bool]
 
 
+# How every generated head starts: the object's dict and set features, the parts list
+# (`start` first) and the id (an NCName, validated: nothing to escape).
+_HEAD_START = (
+    "def head(obj, ids, names, start, end):",
+    "    d = obj.__dict__",
+    "    s = obj._isset",
+    "    p = [start]",
+    "    i = ids.get(obj)",
+    "    if i is not None:",
+    "        p += (' xmi:id=\"', i, '\"')",
+)
+
+
 def _head_source(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> str:
     """Python source of a function writing one class's XML attributes, in plan order.
 
     Only feature names appear in the text, as `repr` literals; everything else comes
     from the closure (`F<k>` features, `L<k>` literal functions).
     """
-    lines = [
-        "def head(obj, ids, names, start, end):",
-        "    d = obj.__dict__",
-        "    s = obj._isset",
-        "    p = [start]",
-        "    i = ids.get(obj)",
-        "    if i is not None:",  # an NCName (validated): nothing to escape
-        "        p += (' xmi:id=\"', i, '\"')",
-    ]
+    lines = list(_HEAD_START)
     for k, (_, key, name, codec) in enumerate(attrs):
         code = _LITERAL_CODE.get(codec.name, "esc(L(v))").replace("L(", f"L{k}(")
         lines += [
@@ -416,15 +419,7 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
     containments, container references) in between."""
     free: dict[str, Any] = {}
     fail = "raise Doubt"
-    lines = [
-        "def head(obj, ids, names, start, end):",
-        "    d = obj.__dict__",
-        "    s = obj._isset",
-        "    p = [start]",
-        "    i = ids.get(obj)",
-        "    if i is not None:",
-        "        p += (' xmi:id=\"', i, '\"')",
-    ]
+    lines = list(_HEAD_START)
     for k, (f, _, name, codec) in enumerate(attrs):
         free[f"L{k}"] = codec.to_literal
         code = _CHECKED_LITERAL.get(codec.name, "slow(Ck, Lk, v, True)")
@@ -659,7 +654,7 @@ def from_bytes(data: bytes, resource_set: ResourceSet, name: str = "<bytes>",
             if scanned is not None:
                 return scanned
         reader = _Reader(name, resource_set, opts.limits.max_depth)
-        xmlsafe.feed(reader.parser, data, name, opts.limits)
+        xmlsafe.feed(reader.parser, data, name, opts.limits, checked=True)
         return reader.document()
 
 
@@ -1163,12 +1158,8 @@ class _ScanReader(_Reader):
             builders[prefixes[prefix], local, k](rows, add)
         self.resolve_references()
         fastpath.register_all(self.roots)  # only now: nothing is registered if the lane gives up
-        # What `attach` does, at C speed: every root is a new light object in no container.
-        resource = self.rset.create_resource(URI(self.name))
-        resource.contents.extend(self.roots)
-        collections.deque(map(operator.setitem, map(_OWN_DICT, self.roots), itertools.repeat("_eresource"),
-                              itertools.repeat(resource)), maxlen=0)
-        return Document(self.roots, self.ids, resource)
+        # every root is a new light object in no container (no containment is read here)
+        return Document(self.roots, self.ids, attach(self.rset, self.name, self.roots, fresh=True))
 
     def layouts(self, uri: str, local: str) -> list[xmiscan.Layout]:
         """The layouts elements of the class may be written in: cfmodel's (`_ClassPlan`:
@@ -1203,7 +1194,6 @@ class _ScanReader(_Reader):
 
 
 _RowsBuilder = Callable[[xmiscan.Rows, Callable[[EObject], None]], None]
-_OWN_DICT = operator.attrgetter("__dict__")
 _STRING = datatypes.codec_for(EString)  # free text: may be empty, may hold references
 
 

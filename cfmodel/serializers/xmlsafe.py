@@ -111,12 +111,14 @@ def event_parser(name: str) -> Any:
     return parser
 
 
-def feed(parser: Any, data: bytes, name: str, limits: XmlLimits = XmlLimits()) -> None:
-    """Check `data` (size, entity declarations), then parse all of it with `parser`.
+def feed(parser: Any, data: bytes, name: str, limits: XmlLimits = XmlLimits(), checked: bool = False) -> None:
+    """Check `data` (size, entity declarations; not again when the caller says it is
+    `checked`), then parse all of it with `parser`.
 
     Errors raised by the caller's handlers pass through unchanged.
     """
-    check_document(data, name, limits)
+    if not checked:
+        check_document(data, name, limits)
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
