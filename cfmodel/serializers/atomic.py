@@ -49,6 +49,18 @@ def write_bytes(target: Path | str, data: bytes) -> None:
         fh.write(data)
 
 
+def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
+    """Write each of `files` (name → bytes, all made before this is called) into
+    `directory`, made if missing, each atomically; the paths written, in order."""
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in files.items():
+        write_bytes(target / name, data)
+        written.append(target / name)
+    return written
+
+
 def _mode_for(path: Path) -> int:
     try:
         return stat.S_IMODE(os.stat(path).st_mode)

@@ -328,14 +328,7 @@ class DomainMetamodel:
 
     def write(self, directory: Path | str) -> list[Path]:
         """Write every root package to ``<directory>/<name>.ecore`` (all made before any is written)."""
-        files = self.ecore_files()
-        target = Path(directory)
-        target.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name, data in files.items():
-            atomic.write_bytes(target / name, data)
-            written.append(target / name)
-        return written
+        return atomic.write_files(directory, self.ecore_files())
 
 
 def package_namespace(package: EPackage) -> str:

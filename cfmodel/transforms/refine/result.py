@@ -184,17 +184,11 @@ class CompileResult:
 
     def save_xmi(self, directory: Path | str) -> list[Path]:
         """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*."""
-        target = Path(directory)
         files = self.ecore_files()
         files[f"{_file_name(self.name)}.xmi"] = self.xmi_bytes()  # everything made before anything is written
         from cfmodel.serializers import atomic
 
-        target.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name, data in files.items():
-            atomic.write_bytes(target / name, data)
-            written.append(target / name)
-        return written
+        return atomic.write_files(directory, files)
 
     def save_json(self, file: Path | str) -> Path:
         """Write the instance model in cfmodel's JSON format."""
