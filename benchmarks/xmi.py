@@ -9,7 +9,7 @@ bytes, no file), load is `xmi.from_bytes` (parse + build objects + link referenc
 document is in cfmodel's flat layout, so its fast lane reads it; the load through expat,
 ``XmiOptions(scan=False)``, is printed below it),
 each with the garbage collector as `cfmodel.serializers` leaves it (paused inside a call;
-a read moves what it built to the oldest generation, `base.promote_young`, so no young
+a read moves what it built to the oldest generation, `cfmodel.collector.promote_young`, so no young
 collection scans it; a full collection before each timed step is outside the timing). EMF is timed inside
 the JVM by ``tests/emf/EmfChecker.java --bench`` after warm-up, best of R: save is
 ``XMIResource.save`` to a byte stream, load is ``load`` from it with deferred IDREF

@@ -32,8 +32,8 @@ from typing import Any
 
 from textx import TextXSyntaxError, metamodel_from_file
 
+from cfmodel.collector import gc_paused
 from cfmodel.errors import CfLoadError, CfSyntaxError, Span
-from cfmodel.grammars.common import gc_paused
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable

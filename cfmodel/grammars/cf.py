@@ -22,9 +22,10 @@ from typing import Any
 
 from textx import TextXSyntaxError, metamodel_from_file
 
+from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars import nodes, peg
-from cfmodel.grammars.common import BINDING_POWER, NOT_BINDING_POWER, gc_paused
+from cfmodel.grammars.common import BINDING_POWER, NOT_BINDING_POWER
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
 

@@ -1,10 +1,7 @@
-"""What every grammar builder shares: the `.cf` operator table and a paused collector."""
+"""What the `.cf` parser and unparser share: the operator table (the paused collector
+every parser uses is `cfmodel.collector`)."""
 
 from __future__ import annotations
-
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 # Binding power of binary operators (higher binds tighter), as in the reference
 # compiler; all left-associative. The parser (`cf.py`) climbs them and the unparser
@@ -29,16 +26,3 @@ BINDING_POWER: dict[str, int] = {
     "not in": 8,
 }
 NOT_BINDING_POWER = 7  # `not x in y` is `not (x in y)`; `not x == y` is `(not x) == y`
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic collector: while a parser builds its objects none is garbage yet,
-    and the collector would scan every one of them again and again."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -51,6 +51,7 @@ from pyecore.innerutils import InternalSet
 from pyecore.resources import ResourceSet
 from pyecore.valuecontainer import EValue
 
+from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.serializers import (
     atomic,
@@ -70,7 +71,6 @@ from cfmodel.serializers.base import (
     Document,
     IdFunction,
     attach,
-    gc_paused,
     ids_from,
     local_registry,
 )
