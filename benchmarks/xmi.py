@@ -46,8 +46,11 @@ def bench_package() -> tuple[EPackage, Any]:
     pkg = EPackage("bench", nsURI="http://cfmodel.example/bench", nsPrefix="bench")
     node = EClass("Node")
     node.eStructuralFeatures += [
-        EAttribute("name", EString), EAttribute("size", EInt), EAttribute("weight", EDouble),
-        EAttribute("enabled", EBoolean), EReference("next", node),
+        EAttribute("name", EString),
+        EAttribute("size", EInt),
+        EAttribute("weight", EDouble),
+        EAttribute("enabled", EBoolean),
+        EReference("next", node),
     ]
     pkg.eClassifiers.append(node)
     return pkg, node
@@ -143,8 +146,10 @@ def main(sizes: list[int], rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         mm = Path(tmp) / "bench.ecore"
         ecore.write(mm, pkg)
-        print(f"{'N':>8} {'side':<8} {'save s':>8} {'load s':>8} {'total s':>8} {'cpu s':>7} {'MB':>6}"
-              f" {'B/inst':>13}")
+        print(
+            f"{'N':>8} {'side':<8} {'save s':>8} {'load s':>8} {'total s':>8} {'cpu s':>7} {'MB':>6}"
+            f" {'B/inst':>13}"
+        )
         for n in sizes:
             py = time_cfmodel(pkg, node, n, rounds)
             mem = memory_per_instance(pkg, node, n)
@@ -152,12 +157,21 @@ def main(sizes: list[int], rounds: int) -> None:
             cpu = py["save_cpu_s"] + py["load_cpu_s"]
             memory = f"{mem['built_bytes_per_instance']:.0f}/{mem['loaded_bytes_per_instance']:.0f}"
             _row(n, "cfmodel", py["save_s"], py["load_s"], f"{cpu:7.3f}", py["bytes"], memory)
-            print(f"{'':>8} {'':<8} {'':>8} {py['load_streaming_s']:>8.3f}  load without the fast lane"
-                  " (what a document outside cfmodel's layout takes)")
+            print(
+                f"{'':>8} {'':<8} {'':>8} {py['load_streaming_s']:>8.3f}  load without the fast lane"
+                " (what a document outside cfmodel's layout takes)"
+            )
             if checker is not None:
                 emf = checker.bench(mm, n, rounds=rounds)
-                _row(n, "EMF", emf["save_s"], emf["load_s"], f"{'':>7}", emf["bytes"],
-                     f"{emf['heap_bytes_per_instance']:.0f}")
+                _row(
+                    n,
+                    "EMF",
+                    emf["save_s"],
+                    emf["load_s"],
+                    f"{'':>7}",
+                    emf["bytes"],
+                    f"{emf['heap_bytes_per_instance']:.0f}",
+                )
                 ratio = (py["save_s"] + py["load_s"]) / (emf["save_s"] + emf["load_s"])
                 print(f"{'':>8} ratio cfmodel/EMF save+load = {ratio:.2f}x (target <= 2x)")
                 row |= {"emf": emf, "ratio": ratio}

@@ -85,8 +85,12 @@ def write(target: Path | str, content: Any, options: Any = None, format: str | N
     fmt.writer(target, content, _options(fmt, options))
 
 
-def read(source: Path | str, resource_set: ResourceSet | None = None, options: Any = None,
-         format: str | None = None) -> Document:
+def read(
+    source: Path | str,
+    resource_set: ResourceSet | None = None,
+    options: Any = None,
+    format: str | None = None,
+) -> Document:
     """Read `source` into `resource_set` (a fresh one when None)."""
     fmt = get_format(format or source)
     rset = resource_set if resource_set is not None else ResourceSet()

@@ -63,8 +63,15 @@ def attach(rset: ResourceSet | None, source: Path | str, roots: list[EObject], f
     contents = resource.contents
     if fresh:
         contents.extend(roots)
-        collections.deque(map(operator.setitem, map(_OWN_DICT, roots), itertools.repeat("_eresource"),
-                              itertools.repeat(resource)), maxlen=0)
+        collections.deque(
+            map(
+                operator.setitem,
+                map(_OWN_DICT, roots),
+                itertools.repeat("_eresource"),
+                itertools.repeat(resource),
+            ),
+            maxlen=0,
+        )
         return resource
     itself: dict[type, bool] = {}  # does the class give its objects themselves as dyn_inst?
     for root in roots:

@@ -157,8 +157,9 @@ def walk(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> I
             stack.extend(reversed(list(model.children(obj, features))))
 
 
-def contents(roots: Iterable[EObject], cache: model.FeatureCache | None = None,
-             classes: list[EObject] | None = None) -> list[EObject]:
+def contents(
+    roots: Iterable[EObject], cache: model.FeatureCache | None = None, classes: list[EObject] | None = None
+) -> list[EObject]:
     """``list(walk(roots, cache))``, without a generator step per object, and reading
     containments as `fastpath` does (no empty holders made for untouched features); when no
     root's class has containments (a flat document), the roots themselves. `classes`:

@@ -33,9 +33,7 @@ ECORE_NS = "http://www.eclipse.org/emf/2002/Ecore"
 # Characters XML 1.0 cannot carry, not even as character references.
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 find_xml_illegal = _XML_ILLEGAL.search  # None: XML 1.0 can carry the string
-_DATE = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?(Z|[+-]\d\d:?\d\d)?$"
-)
+_DATE = re.compile(r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?(Z|[+-]\d\d:?\d\d)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +111,9 @@ def _zone(tz: str | None) -> timezone:
 
 
 _STRING = Codec("EString", _str_ok, str, str)
-_BOOL = Codec("EBoolean", lambda v: isinstance(v, bool), lambda v: "true" if v else "false", _bool_from,
-              False)
+_BOOL = Codec(
+    "EBoolean", lambda v: isinstance(v, bool), lambda v: "true" if v else "false", _bool_from, False
+)
 _DOUBLE = Codec("EDouble", _is_float, _float_to_literal, float, 0.0)
 _DATE_CODEC = Codec("EDate", lambda v: isinstance(v, datetime), date_to_literal, date_from_literal)
 _BIGDEC = Codec("EBigDecimal", _decimal_ok, str, Decimal)

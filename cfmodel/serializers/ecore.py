@@ -102,8 +102,13 @@ class _Writer:
     def package(self, pkg: EPackage, root: bool = False) -> None:
         attrs = [("name", pkg.name), ("nsURI", pkg.nsURI), ("nsPrefix", pkg.nsPrefix)]
         if root:
-            attrs = [("xmi:version", "2.0"), ("xmlns:xmi", XMI_NS), ("xmlns:xsi", XSI_NS),
-                     ("xmlns:ecore", ECORE_NS), *attrs]
+            attrs = [
+                ("xmi:version", "2.0"),
+                ("xmlns:xmi", XMI_NS),
+                ("xmlns:xsi", XSI_NS),
+                ("xmlns:ecore", ECORE_NS),
+                *attrs,
+            ]
         tag = "ecore:EPackage" if root else "eSubpackages"
         self.w.start(tag, attrs)
         self.annotations(pkg)
@@ -126,14 +131,19 @@ class _Writer:
 
     def classifier(self, c: Any) -> None:
         if isinstance(c, EClass):
-            attrs = [("xsi:type", "ecore:EClass"), ("name", c.name), *_flag("abstract", c.abstract, False),
-                     *_flag("interface", c.interface, False)]
+            attrs = [
+                ("xsi:type", "ecore:EClass"),
+                ("name", c.name),
+                *_flag("abstract", c.abstract, False),
+                *_flag("interface", c.interface, False),
+            ]
             if c.eSuperTypes:
                 attrs.append(("eSuperTypes", " ".join(self.ref(s) for s in c.eSuperTypes)))
             self.container("eClassifiers", attrs, c, c.eStructuralFeatures, self.feature)
         elif isinstance(c, EEnum):
-            self.container("eClassifiers", [("xsi:type", "ecore:EEnum"), ("name", c.name)], c, c.eLiterals,
-                           self.literal)
+            self.container(
+                "eClassifiers", [("xsi:type", "ecore:EEnum"), ("name", c.name)], c, c.eLiterals, self.literal
+            )
         else:
             attrs = [("xsi:type", "ecore:EDataType"), ("name", c.name)]
             if c.instanceClassName:
@@ -160,14 +170,22 @@ class _Writer:
 
     def feature(self, f: Any) -> None:
         kind = "ecore:EAttribute" if isinstance(f, EAttribute) else "ecore:EReference"
-        attrs = [("xsi:type", kind), ("name", f.name), *_flag("ordered", f.ordered, True),
-                 *_flag("unique", f.unique, True)]
+        attrs = [
+            ("xsi:type", kind),
+            ("name", f.name),
+            *_flag("ordered", f.ordered, True),
+            *_flag("unique", f.unique, True),
+        ]
         if f.lowerBound:
             attrs.append(("lowerBound", str(f.lowerBound)))
         if f.upperBound != 1:
             attrs.append(("upperBound", str(f.upperBound)))
-        attrs += [("eType", self.typed_ref(f.eType)), *_flag("changeable", f.changeable, True),
-                  *_flag("volatile", f.volatile, False), *_flag("transient", f.transient, False)]
+        attrs += [
+            ("eType", self.typed_ref(f.eType)),
+            *_flag("changeable", f.changeable, True),
+            *_flag("volatile", f.volatile, False),
+            *_flag("transient", f.transient, False),
+        ]
         literal = model.default_literal(f)
         if literal is not None:
             attrs.append(("defaultValueLiteral", literal))
@@ -215,8 +233,9 @@ def _fragment(c: Any) -> str:
 # ---- reading --------------------------------------------------------------------------
 
 
-def read(source: Path | str, resource_set: ResourceSet | None = None,
-         options: EcoreOptions | None = None) -> Document:
+def read(
+    source: Path | str, resource_set: ResourceSet | None = None, options: EcoreOptions | None = None
+) -> Document:
     """Read an `.ecore` file into new PyEcore packages registered in `resource_set`.
 
     Raises:
@@ -227,8 +246,12 @@ def read(source: Path | str, resource_set: ResourceSet | None = None,
     return _read_tree(tree, str(source), resource_set)
 
 
-def from_bytes(data: bytes, name: str = "<bytes>", resource_set: ResourceSet | None = None,
-               options: EcoreOptions | None = None) -> Document:
+def from_bytes(
+    data: bytes,
+    name: str = "<bytes>",
+    resource_set: ResourceSet | None = None,
+    options: EcoreOptions | None = None,
+) -> Document:
     opts = options or EcoreOptions()
     return _read_tree(parse_bytes(data, name, opts.limits), name, resource_set)
 
@@ -327,9 +350,12 @@ class _Reader:
             raise self.fail(el, f"unsupported feature type {kind!r}")
         flags = {k: el.get(k) == "true" for k in ("volatile", "transient", "unsettable", "derived")}
         common: dict[str, Any] = dict(
-            ordered=el.get("ordered") != "false", unique=el.get("unique") != "false",
-            lower=int(el.get("lowerBound", "0")), upper=int(el.get("upperBound", "1")),
-            changeable=el.get("changeable") != "false", **flags,
+            ordered=el.get("ordered") != "false",
+            unique=el.get("unique") != "false",
+            lower=int(el.get("lowerBound", "0")),
+            upper=int(el.get("upperBound", "1")),
+            changeable=el.get("changeable") != "false",
+            **flags,
         )
         if kind == "ecore:EAttribute":
             f: Any = EAttribute(el.get("name"), iD=el.get("iD") == "true", **common)

@@ -64,10 +64,16 @@ def _probe() -> bool:
         o.kids.append(child)
         holder = o.__dict__[name._name]
         return bool(
-            type(holder) is EValue and tuple(vars(holder)) == _HOLDER_FIELDS and holder._value == "x"
-            and set(vars(o)) >= _OBJECT_FIELDS and name in o._isset and kids in o._isset
-            and type(o.__dict__[kids._name]) is EOrderedSet and child._container is o
-            and child._containment_feature is kids and isinstance(o._inverse_rels, set)
+            type(holder) is EValue
+            and tuple(vars(holder)) == _HOLDER_FIELDS
+            and holder._value == "x"
+            and set(vars(o)) >= _OBJECT_FIELDS
+            and name in o._isset
+            and kids in o._isset
+            and type(o.__dict__[kids._name]) is EOrderedSet
+            and child._container is o
+            and child._containment_feature is kids
+            and isinstance(o._inverse_rels, set)
         )
     except Exception:  # any surprise: use the public API
         return False
@@ -212,8 +218,11 @@ def light_class(eclass: Any) -> type | None:
         if "_isset" not in own:  # its objects have their own
             setattr(cls, "_isset", _IssetOnRead())  # noqa: B010
         return cls
-    if getattr(cls, "_staticEClass", True) or own.get("dyn_inst") is not eclass or any(
-            name in own for name in (*_NONE_DEFAULTS, *_LAZY, "_isset")):
+    if (
+        getattr(cls, "_staticEClass", True)
+        or own.get("dyn_inst") is not eclass
+        or any(name in own for name in (*_NONE_DEFAULTS, *_LAZY, "_isset"))
+    ):
         return None
     for name in _NONE_DEFAULTS:
         setattr(cls, name, None)
@@ -280,8 +289,12 @@ def _registry_parts() -> tuple[Any, Any, list[Any], Any] | None:
     """What ``EObject._instances.add`` (a `weakref.WeakSet`) does, as parts to inline:
     (its set's ``add``, its removal callback, its pending removals, their commit)."""
     weak = EObject._instances
-    parts = (getattr(getattr(weak, "data", None), "add", None), getattr(weak, "_remove", None),
-             getattr(weak, "_pending_removals", None), getattr(weak, "_commit_removals", None))
+    parts = (
+        getattr(getattr(weak, "data", None), "add", None),
+        getattr(weak, "_remove", None),
+        getattr(weak, "_pending_removals", None),
+        getattr(weak, "_commit_removals", None),
+    )
     if None in parts or not isinstance(parts[2], list):
         return None
     return parts  # type: ignore[return-value]
@@ -329,8 +342,13 @@ def _light_probe() -> bool:
         ncls, ocls = light_class(node), light_class(other)
         if ncls is None or ocls is None:
             return False
-        obj, child, mate, third, target = (light_new(ncls), light_new(ncls), light_new(ncls),
-                                           light_new(ncls), light_new(ocls))
+        obj, child, mate, third, target = (
+            light_new(ncls),
+            light_new(ncls),
+            light_new(ncls),
+            light_new(ncls),
+            light_new(ocls),
+        )
         for o, f, v in ((mate, name, "m"), (mate, friend, third), (third, back, mate), (obj, peer, target)):
             o.__dict__[f._name] = light_holder(o, f, v)  # _isset made when read
         lazy_isset = "_isset" not in vars(mate) and mate.eIsSet(friend) and not mate.eIsSet(size)

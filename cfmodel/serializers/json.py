@@ -87,8 +87,9 @@ def _prefix(pkg: Any, prefixes: dict[str, str]) -> str:
     return prefixes[pkg.nsURI]
 
 
-def _encode(obj: EObject, ids: dict[EObject, str], names: linking.Fragments,
-            prefixes: dict[str, str]) -> dict[str, Any]:
+def _encode(
+    obj: EObject, ids: dict[EObject, str], names: linking.Fragments, prefixes: dict[str, str]
+) -> dict[str, Any]:
     out: dict[str, Any] = {"$class": f"{_prefix(obj.eClass.ePackage, prefixes)}:{obj.eClass.name}"}
     if obj in ids:
         out["$id"] = ids[obj]
@@ -107,8 +108,9 @@ def _encode(obj: EObject, ids: dict[EObject, str], names: linking.Fragments,
     return out
 
 
-def _encode_value(f: Any, v: Any, ids: dict[EObject, str], names: linking.Fragments,
-                  prefixes: dict[str, str]) -> Any:
+def _encode_value(
+    f: Any, v: Any, ids: dict[EObject, str], names: linking.Fragments, prefixes: dict[str, str]
+) -> Any:
     if not isinstance(f, EAttribute):
         return _encode(v, ids, names, prefixes) if f.containment else names(v)
     codec = datatypes.codec_for(f.eType)
@@ -139,8 +141,9 @@ def read(source: Path | str, resource_set: ResourceSet, options: JsonOptions | N
     return from_bytes(data, resource_set, name, opts)
 
 
-def from_bytes(data: bytes, resource_set: ResourceSet, name: str = "<bytes>",
-               options: JsonOptions | None = None) -> Document:
+def from_bytes(
+    data: bytes, resource_set: ResourceSet, name: str = "<bytes>", options: JsonOptions | None = None
+) -> Document:
     opts = options or JsonOptions()
     if len(data) > opts.max_bytes:
         raise _fail(name, f"document is {len(data)} bytes, over the limit of {opts.max_bytes}")
@@ -188,7 +191,7 @@ class _Reader:
 
     def eclass(self, item: Any) -> Any:
         if not isinstance(item, dict) or not isinstance(item.get("$class"), str):
-            raise _fail(self.name, f"expected an object with a \"$class\", found {str(item)[:60]!r}")
+            raise _fail(self.name, f'expected an object with a "$class", found {str(item)[:60]!r}')
         prefix, _, local = item["$class"].rpartition(":")
         pkg = self.registry.get(self.packages.get(prefix, ""))
         eclass = pkg.getEClassifier(local) if pkg is not None else None

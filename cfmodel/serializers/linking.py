@@ -71,8 +71,20 @@ def set_single(obj: EObject, f: Any, value: Any) -> None:
 class _Feature:
     """What linking needs to know about a reference, read once from PyEcore."""
 
-    __slots__ = ("containment", "etype", "f", "key", "many", "ok_types", "opp", "opp_containment", "opp_many",
-                 "opp_unique", "simple", "unique")
+    __slots__ = (
+        "containment",
+        "etype",
+        "f",
+        "key",
+        "many",
+        "ok_types",
+        "opp",
+        "opp_containment",
+        "opp_many",
+        "opp_unique",
+        "simple",
+        "unique",
+    )
 
     def __init__(self, f: Any) -> None:
         self.f = f

@@ -67,7 +67,8 @@ class FeatureCache:
         found = self._containments.get(id(eclass))
         if found is None:
             found = self._containments[id(eclass)] = [
-                f for f in all_features(eclass)
+                f
+                for f in all_features(eclass)
                 if not isinstance(f, EAttribute) and f.containment and not f.derived
             ]
         return found

@@ -187,8 +187,9 @@ def _check_reference(f: Any, where: str, problems: list[str]) -> None:
 # ---- instance models ------------------------------------------------------------------
 
 
-def check_objects(objects: list[EObject], ids: Mapping[EObject, str],
-                  cache: model.FeatureCache | None = None) -> None:
+def check_objects(
+    objects: list[EObject], ids: Mapping[EObject, str], cache: model.FeatureCache | None = None
+) -> None:
     """Check a whole document (`objects` in pre-order) before it is written.
 
     Each object is first checked by its class's `_Rules` (no message built; most objects
@@ -250,8 +251,13 @@ class _Rules:
         self.slow = needs_detail(eclass, features)
         source, free = _clean_source(persistent)
         self.clean: Callable[[EObject, set[int]], bool] = codegen.build(
-            source, f"<cfmodel.validate {eclass.name}>", items=fastpath.items, paired=pairs.paired,
-            illegal=datatypes.find_xml_illegal, **free)
+            source,
+            f"<cfmodel.validate {eclass.name}>",
+            items=fastpath.items,
+            paired=pairs.paired,
+            illegal=datatypes.find_xml_illegal,
+            **free,
+        )
 
 
 # A check that settles the common case without a call (False: always ask the codec).
@@ -264,9 +270,17 @@ _QUICK_CHECK = {
     "EFloat": "type(v) is float",
     "EFloatObject": "type(v) is float",
     "EBigInteger": "type(v) is int",
-    **{n: f"type(v) is int and {-(2 ** (b - 1))} <= v < {2 ** (b - 1)}" for n, b in (
-        ("EInt", 32), ("EIntegerObject", 32), ("ELong", 64), ("ELongObject", 64),
-        ("EShort", 16), ("EShortObject", 16))},
+    **{
+        n: f"type(v) is int and {-(2 ** (b - 1))} <= v < {2 ** (b - 1)}"
+        for n, b in (
+            ("EInt", 32),
+            ("EIntegerObject", 32),
+            ("ELong", 64),
+            ("ELongObject", 64),
+            ("EShort", 16),
+            ("EShortObject", 16),
+        )
+    },
 }
 
 
@@ -275,21 +289,29 @@ def _clean_source(persistent: list[Any]) -> tuple[str, dict[str, Any]]:
     body: list[str] = []
     for k, f in enumerate(persistent):
         body += feature_check(f, str(k), free, "return False")
-    source = "\n".join([
-        f"def make(items, paired, illegal, {', '.join(free)}):",
-        "    def clean(obj, inside):",
-        "        d = obj.__dict__",
-        "        s = obj._isset",
-        *codegen.indent(body, 2),
-        "        return True",
-        "    return clean",
-        "",
-    ])
+    source = "\n".join(
+        [
+            f"def make(items, paired, illegal, {', '.join(free)}):",
+            "    def clean(obj, inside):",
+            "        d = obj.__dict__",
+            "        s = obj._isset",
+            *codegen.indent(body, 2),
+            "        return True",
+            "    return clean",
+            "",
+        ]
+    )
     return source, free
 
 
-def feature_check(f: Any, tag: str, free: dict[str, Any], fail: str, values: bool = True,
-                  outside: str = "id(v) not in inside") -> list[str]:
+def feature_check(
+    f: Any,
+    tag: str,
+    free: dict[str, Any],
+    fail: str,
+    values: bool = True,
+    outside: str = "id(v) not in inside",
+) -> list[str]:
     """Source lines checking one persistent feature of ``obj`` as `_check_object` does
     (bounds, required, value types and ranges, targets inside and paired), leaving the
     value in ``v`` (single-valued; None when unset) or the values in ``vs``.
@@ -346,9 +368,16 @@ def id_problems(ids: Mapping[EObject, str]) -> list[str]:
     return problems
 
 
-def _check_object(obj: EObject, index: int, ids: Mapping[EObject, str], features: model.FeatureCache,
-                  inside: set[int], id_attrs: dict[tuple[int, Any], str], pairs: Pairs,
-                  problems: list[str]) -> None:
+def _check_object(
+    obj: EObject,
+    index: int,
+    ids: Mapping[EObject, str],
+    features: model.FeatureCache,
+    inside: set[int],
+    id_attrs: dict[tuple[int, Any], str],
+    pairs: Pairs,
+    problems: list[str],
+) -> None:
     where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
     if obj.eClass.abstract:
         problems.append(f"{where}: class {obj.eClass.name} is abstract")
@@ -361,8 +390,11 @@ def _check_object(obj: EObject, index: int, ids: Mapping[EObject, str], features
 def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
     values = list(ids.values())
     try:  # the common case at C speed: distinct ASCII identifiers (NCNames); else say what is wrong
-        if (len(set(values)) == len(values) and "".join(values).isascii()
-                and all(map(str.isidentifier, values))):
+        if (
+            len(set(values)) == len(values)
+            and "".join(values).isascii()
+            and all(map(str.isidentifier, values))
+        ):
             return
     except TypeError:  # an id that is not a string
         pass
@@ -381,8 +413,9 @@ def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
             owner[ident] = obj
 
 
-def _check_id_attribute(obj: EObject, f: Any, where: str, seen: dict[tuple[int, Any], str],
-                        problems: list[str]) -> None:
+def _check_id_attribute(
+    obj: EObject, f: Any, where: str, seen: dict[tuple[int, Any], str], problems: list[str]
+) -> None:
     v = obj.eGet(f)
     if v is None:
         return
@@ -393,8 +426,9 @@ def _check_id_attribute(obj: EObject, f: Any, where: str, seen: dict[tuple[int, 
         seen[key] = where
 
 
-def _check_value(obj: EObject, f: Any, where: str, inside: set[int], pairs: Pairs,
-                 problems: list[str]) -> None:
+def _check_value(
+    obj: EObject, f: Any, where: str, inside: set[int], pairs: Pairs, problems: list[str]
+) -> None:
     if f.many:
         values = list(obj.eGet(f))
         n = len(values)
@@ -413,8 +447,9 @@ def _check_value(obj: EObject, f: Any, where: str, inside: set[int], pairs: Pair
         _check_targets(obj, f, values, where, inside, pairs, problems)
 
 
-def _check_targets(obj: EObject, f: Any, values: list[Any], where: str, inside: set[int], pairs: Pairs,
-                   problems: list[str]) -> None:
+def _check_targets(
+    obj: EObject, f: Any, values: list[Any], where: str, inside: set[int], pairs: Pairs, problems: list[str]
+) -> None:
     opp = f.eOpposite
     for v in values:
         if not isinstance(v, EObject) or id(v) not in inside:

@@ -140,8 +140,19 @@ class _ClassPlan:
     checked in detail (``detail``: abstract, or with iD attributes) or no checks were asked.
     """
 
-    __slots__ = ("attrs", "checked_head", "checked_run", "contained", "detail", "head", "leaf", "many_attrs",
-                 "refs", "type_name", "typed")
+    __slots__ = (
+        "attrs",
+        "checked_head",
+        "checked_run",
+        "contained",
+        "detail",
+        "head",
+        "leaf",
+        "many_attrs",
+        "refs",
+        "type_name",
+        "typed",
+    )
 
     def __init__(self, eclass: Any, prefix: str, checks: _Checks | None = None) -> None:
         self.type_name = f"{prefix}:{eclass.name}"
@@ -151,10 +162,14 @@ class _ClassPlan:
         # (feature, key in the object's __dict__, name in the file, ...)
         self.attrs = [(f, f._name, f.name, datatypes.codec_for(f.eType)) for f in attrs if not f.many]
         self.many_attrs = [(f, f.name, datatypes.codec_for(f.eType).to_literal) for f in attrs if f.many]
-        self.refs = [(f, f._name, f.name, bool(f.many)) for f in feats
-                     if not isinstance(f, EAttribute) and not f.containment and not model.is_container_ref(f)]
-        self.contained = [(f, f.name, bool(f.many)) for f in feats
-                          if not isinstance(f, EAttribute) and f.containment]
+        self.refs = [
+            (f, f._name, f.name, bool(f.many))
+            for f in feats
+            if not isinstance(f, EAttribute) and not f.containment and not model.is_container_ref(f)
+        ]
+        self.contained = [
+            (f, f.name, bool(f.many)) for f in feats if not isinstance(f, EAttribute) and f.containment
+        ]
         self.leaf = not self.many_attrs and not self.contained  # always an empty element
         self.head = _compile_head(self.attrs, self.refs)
         self.checked_head: _HeadFunction | None = None
@@ -193,11 +208,15 @@ _LITERAL_CODE = {
     "EBoolean": "'true' if v else 'false'",
     "EBooleanObject": "'true' if v else 'false'",
     # repr of a finite float (v - v == 0), else NaN, Infinity: nothing to escape
-    **{n: "repr(v) if type(v) is float and v - v == 0.0 else L(v)" for n in (
-        "EDouble", "EDoubleObject", "EFloat", "EFloatObject")},
+    **{
+        n: "repr(v) if type(v) is float and v - v == 0.0 else L(v)"
+        for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")
+    },
     "EDate": "L(v)",  # digits and separators
-    **{n: "str(v) if type(v) is int else esc(str(v))" for n in (
-        "EInt", "EIntegerObject", "ELong", "ELongObject", "EShort", "EShortObject", "EBigInteger")},
+    **{
+        n: "str(v) if type(v) is int else esc(str(v))"
+        for n in ("EInt", "EIntegerObject", "ELong", "ELongObject", "EShort", "EShortObject", "EBigInteger")
+    },
 }
 
 
@@ -262,8 +281,9 @@ _HeadFunction = Callable[[EObject, Mapping[EObject, str], Callable[[EObject], st
 def _compile_head(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> _HeadFunction:
     free = {f"F{k}": a[0] for k, a in enumerate(attrs)}
     free |= {f"L{k}": a[3].to_literal for k, a in enumerate(attrs)}
-    head: _HeadFunction = codegen.build(_head_source(attrs, refs), "<cfmodel.xmi head>",
-                                        search=find_attr_special, esc=escape_attr, **free)
+    head: _HeadFunction = codegen.build(
+        _head_source(attrs, refs), "<cfmodel.xmi head>", search=find_attr_special, esc=escape_attr, **free
+    )
     return head
 
 
@@ -271,13 +291,25 @@ def _compile_head(attrs: list[_AttrPlan], refs: list[_RefPlan]) -> _HeadFunction
 # escape"), anything else through `_checked_literal` (the codec's check, then its literal).
 _CHECKED_LITERAL = {
     "EString": "v if type(v) is str and plain(v) is None else slow(Ck, Lk, v, True)",
-    **{n: "('true' if v else 'false') if type(v) is bool else slow(Ck, Lk, v, False)"
-       for n in ("EBoolean", "EBooleanObject")},
-    **{n: "repr(v) if type(v) is float and v - v == 0.0 else slow(Ck, Lk, v, False)"
-       for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")},
-    **{n: f"str(v) if type(v) is int and {-(2 ** (b - 1))} <= v < {2 ** (b - 1)} else slow(Ck, Lk, v, True)"
-       for n, b in (("EInt", 32), ("EIntegerObject", 32), ("ELong", 64), ("ELongObject", 64),
-                    ("EShort", 16), ("EShortObject", 16))},
+    **{
+        n: "('true' if v else 'false') if type(v) is bool else slow(Ck, Lk, v, False)"
+        for n in ("EBoolean", "EBooleanObject")
+    },
+    **{
+        n: "repr(v) if type(v) is float and v - v == 0.0 else slow(Ck, Lk, v, False)"
+        for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")
+    },
+    **{
+        n: f"str(v) if type(v) is int and {-(2 ** (b - 1))} <= v < {2 ** (b - 1)} else slow(Ck, Lk, v, True)"
+        for n, b in (
+            ("EInt", 32),
+            ("EIntegerObject", 32),
+            ("ELong", 64),
+            ("ELongObject", 64),
+            ("EShort", 16),
+            ("EShortObject", 16),
+        )
+    },
     "EBigInteger": "str(v) if type(v) is int else slow(Ck, Lk, v, True)",
     "EDate": "slow(Ck, Lk, v, False)",
 }
@@ -287,11 +319,21 @@ _CHECKED_LITERAL = {
 _FAST_LITERAL = {
     "EString": ("type(V) is str and (V.isalnum() or plain(V) is None)", "V"),  # letters, digits: plain
     **{n: ("type(V) is bool", "('true' if V else 'false')") for n in ("EBoolean", "EBooleanObject")},
-    **{n: ("type(V) is float and V - V == 0.0", "V!r")
-       for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")},
-    **{n: (f"type(V) is int and {-(2 ** (b - 1))} <= V < {2 ** (b - 1)}", "V")
-       for n, b in (("EInt", 32), ("EIntegerObject", 32), ("ELong", 64), ("ELongObject", 64),
-                    ("EShort", 16), ("EShortObject", 16))},
+    **{
+        n: ("type(V) is float and V - V == 0.0", "V!r")
+        for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")
+    },
+    **{
+        n: (f"type(V) is int and {-(2 ** (b - 1))} <= V < {2 ** (b - 1)}", "V")
+        for n, b in (
+            ("EInt", 32),
+            ("EIntegerObject", 32),
+            ("ELong", 64),
+            ("ELongObject", 64),
+            ("EShort", 16),
+            ("EShortObject", 16),
+        )
+    },
     "EBigInteger": ("type(V) is int", "V"),
 }
 
@@ -322,8 +364,13 @@ def _fast_text(attrs: list[_AttrPlan], refs: list[_RefPlan], run: bool = False) 
     return f'f"{named}" if i is not None else f"{unnamed}"', texts
 
 
-def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
-                emit: str = "return {}", run: bool = False) -> list[str]:
+def _fast_lines(
+    attrs: list[_AttrPlan],
+    refs: list[_RefPlan],
+    others: list[Any],
+    emit: str = "return {}",
+    run: bool = False,
+) -> list[str]:
     """The common case of a checked head as one test and one f-string: every written
     feature is set to a valid value written without escaping, every target is an object of
     the document (and lists the object back, for opposites). Only for classes whose every
@@ -348,34 +395,45 @@ def _fast_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
         ok.append(_FAST_LITERAL[codec.name][0].replace("V", f"a{k}"))
     for k, (f, key, _name, _) in enumerate(refs):
         values.append(f"        r{k} = d[{key!r}]._value")
-        ok.append(f"type(r{k}) in classes and ((x{k} := {get}(r{k})) is not None"
-                  f" or (r{k} in inside and (x{k} := esc(names(r{k}))) is not None))")
+        ok.append(
+            f"type(r{k}) in classes and ((x{k} := {get}(r{k})) is not None"
+            f" or (r{k} in inside and (x{k} := esc(names(r{k}))) is not None))"
+        )
         if f.eOpposite is not None:
             opp = f.eOpposite
             ok.append(f"paired(r{k}, Or{k}, {bool(opp.many)}, {bool(opp.unique)}, obj)")
     text, _ = _fast_text(attrs, refs, run)
-    return [f"    i = {get}(obj)", f"    if {' and '.join(tests) or 'True'}:", *values,
-            f"        if {' and '.join(ok) or 'True'}:",
-            *codegen.indent(emit.format(text).split("\n"), 3)]
+    return [
+        f"    i = {get}(obj)",
+        f"    if {' and '.join(tests) or 'True'}:",
+        *values,
+        f"        if {' and '.join(ok) or 'True'}:",
+        *codegen.indent(emit.format(text).split("\n"), 3),
+    ]
 
 
 def _run_lines(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any]) -> list[str]:
     """``run``: the fast path for each object of a run (consecutive leaf roots of one class),
     ``head`` for the others; what is the same for the whole run is made once."""
     last = f"T{len(attrs) + len(refs) + 1}"
-    return ["def run(objs, append, ids, names, start, end):",
-            f"    get, S, SU, E = ids.get, start + T0, start + U, {last} + end",
-            "    for obj in objs:", "        d = obj.__dict__", "        s = obj._isset",
-            *codegen.indent(_fast_lines(attrs, refs, others, "append({})\ncontinue", run=True), 1),
-            "        append(head(obj, ids, names, start, end))"]
+    return [
+        "def run(objs, append, ids, names, start, end):",
+        f"    get, S, SU, E = ids.get, start + T0, start + U, {last} + end",
+        "    for obj in objs:",
+        "        d = obj.__dict__",
+        "        s = obj._isset",
+        *codegen.indent(_fast_lines(attrs, refs, others, "append({})\ncontinue", run=True), 1),
+        "        append(head(obj, ids, names, start, end))",
+    ]
 
 
 # Characters that need escaping in an attribute, or that XML 1.0 cannot carry at all.
 _NOT_PLAIN = re.compile('[&<>"\n\r\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 
 
-def _checked_literal(check: Callable[[Any], bool], literal: Callable[[Any], str], v: Any,
-                     escape: bool) -> str:
+def _checked_literal(
+    check: Callable[[Any], bool], literal: Callable[[Any], str], v: Any, escape: bool
+) -> str:
     if not check(v):
         raise _DoubtError
     text = literal(v)
@@ -409,11 +467,13 @@ _OBJECT_HASH: Any = object.__hash__
 
 # run(objects, append, ids, names, start, end): appends each object's start + head + end
 _RunFunction = Callable[
-    [Any, Callable[[str], None], Mapping[EObject, str], Callable[[EObject], str], str, str], None]
+    [Any, Callable[[str], None], Mapping[EObject, str], Callable[[EObject], str], str, str], None
+]
 
 
-def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any],
-                          checks: _Checks) -> tuple[_HeadFunction, _RunFunction | None]:
+def _compile_checked_head(
+    attrs: list[_AttrPlan], refs: list[_RefPlan], others: list[Any], checks: _Checks
+) -> tuple[_HeadFunction, _RunFunction | None]:
     """`head` with `validate.feature_check` for every persistent feature: written ones where
     they are written (their value read once), the others (many-valued attributes,
     containments, container references) in between."""
@@ -435,8 +495,11 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
             joined = "esc(' '.join([ids.get(t) or names(t) for t in vs]))"
             lines += ["    if vs:", f"        p += ({pre!r}, {joined}, '\"')"]
         else:
-            lines += ["    if v is not None:", "        x = ids.get(v)",
-                      f"        p += ({pre!r}, x if x is not None else esc(names(v)), '\"')"]
+            lines += [
+                "    if v is not None:",
+                "        x = ids.get(v)",
+                f"        p += ({pre!r}, x if x is not None else esc(names(v)), '\"')",
+            ]
     lines += ["    p.append(end)", "    return ''.join(p)"]
     fast = _fast_lines(attrs, refs, others)
     lines[3:3] = fast
@@ -449,10 +512,19 @@ def _compile_checked_head(attrs: list[_AttrPlan], refs: list[_RefPlan], others: 
     body = "\n".join(codegen.indent(lines, 1))
     source = f"def make({', '.join([*fixed, *free])}):\n{body}\n    return head, run\n"
     head: tuple[_HeadFunction, _RunFunction | None] = codegen.build(
-        source, "<cfmodel.xmi checked head>", plain=_NOT_PLAIN.search, slow=_checked_literal, esc=escape_attr,
+        source,
+        "<cfmodel.xmi checked head>",
+        plain=_NOT_PLAIN.search,
+        slow=_checked_literal,
+        esc=escape_attr,
         Doubt=_DoubtError,
-        inside=checks.inside, classes=checks.classes, paired=checks.pairs.paired, items=fastpath.items,
-        illegal=datatypes.find_xml_illegal, **free)
+        inside=checks.inside,
+        classes=checks.classes,
+        paired=checks.pairs.paired,
+        items=fastpath.items,
+        illegal=datatypes.find_xml_illegal,
+        **free,
+    )
     return head
 
 
@@ -464,8 +536,14 @@ class _Writer:
     `classes` is `canonical.one_per_class(objects)`, when the caller has it.
     """
 
-    def __init__(self, roots: list[EObject], ids: dict[EObject, str], objects: list[EObject],
-                 cache: model.FeatureCache | None = None, classes: list[EObject] | None = None) -> None:
+    def __init__(
+        self,
+        roots: list[EObject],
+        ids: dict[EObject, str],
+        objects: list[EObject],
+        cache: model.FeatureCache | None = None,
+        classes: list[EObject] | None = None,
+    ) -> None:
         self.roots = roots
         self.ids = ids
         self.objects = objects
@@ -545,8 +623,9 @@ class _Writer:
         out.append("</xmi:XMI>\n")
         return "".join(out).encode("utf-8")
 
-    def leaves(self, append: Callable[[str], None], p: _ClassPlan, objs: Any, start: str,
-               checked: bool) -> None:
+    def leaves(
+        self, append: Callable[[str], None], p: _ClassPlan, objs: Any, start: str, checked: bool
+    ) -> None:
         """Consecutive objects of one leaf class (always empty elements), each as one line."""
         ids, names = self.ids, self.names
         if checked and p.checked_run is not None:
@@ -591,8 +670,11 @@ class _Writer:
                 many_values: list[tuple[str, Any, Any]] = []
                 kids: list[Any] = []
             else:
-                many_values = [(name, literal, values) for f, name, literal in p.many_attrs
-                               if (values := fastpath.items(obj, f))]
+                many_values = [
+                    (name, literal, values)
+                    for f, name, literal in p.many_attrs
+                    if (values := fastpath.items(obj, f))
+                ]
                 kids = self.children(obj, p, inner, depth + 1)
             end = ">\n" if many_values or kids else "/>\n"
             try:
@@ -644,8 +726,9 @@ def read(source: Path | str, resource_set: ResourceSet, options: XmiOptions | No
     return from_bytes(xmlsafe.read_file(source, opts.limits), resource_set, str(source), opts)
 
 
-def from_bytes(data: bytes, resource_set: ResourceSet, name: str = "<bytes>",
-               options: XmiOptions | None = None) -> Document:
+def from_bytes(
+    data: bytes, resource_set: ResourceSet, name: str = "<bytes>", options: XmiOptions | None = None
+) -> Document:
     opts = options or XmiOptions()
     with gc_paused(promote=True):
         xmlsafe.check_document(data, name, opts.limits)
@@ -712,8 +795,10 @@ _READ_CODE = {
     "EFloatObject": "float(text)",
     "EBoolean": "True if text == 'true' else False if text == 'false' else L(text)",
     "EBooleanObject": "True if text == 'true' else False if text == 'false' else L(text)",
-    **{n: "int(text)" for n in (
-        "EInt", "EIntegerObject", "ELong", "ELongObject", "EShort", "EShortObject", "EBigInteger")},
+    **{
+        n: "int(text)"
+        for n in ("EInt", "EIntegerObject", "ELong", "ELongObject", "EShort", "EShortObject", "EBigInteger")
+    },
 }
 
 
@@ -745,14 +830,26 @@ def _branches(plan: _ReadPlan, raw: bool, light: bool) -> tuple[dict[str, list[s
             if read == "text":
                 lines = ["v = text"]
             else:
-                lines = ["try:", f"    v = {read}", "except (ValueError, InvalidOperation, OverflowError):",
-                         f"    v = bad({k + 1}, {key!r}, text)"]
+                lines = [
+                    "try:",
+                    f"    v = {read}",
+                    "except (ValueError, InvalidOperation, OverflowError):",
+                    f"    v = bad({k + 1}, {key!r}, text)",
+                ]
             if light:  # a new object: no holder yet (XML has no repeated attributes)
                 lines += [f"h = new(L{k + 2})", "h.owner = obj", "h._value = v", f"d[{f._name!r}] = h"]
             elif raw:
-                lines += ["h = new(EValue)", "h.owner = obj", f"h.feature = L{k}", "h.is_ref = False",
-                          "h.is_cont = False", "h.generic_type = None", "h._value = v",
-                          f"d[{f._name!r}] = h", f"s[L{k}] = None"]
+                lines += [
+                    "h = new(EValue)",
+                    "h.owner = obj",
+                    f"h.feature = L{k}",
+                    "h.is_ref = False",
+                    "h.is_cont = False",
+                    "h.generic_type = None",
+                    "h._value = v",
+                    f"d[{f._name!r}] = h",
+                    f"s[L{k}] = None",
+                ]
             else:
                 lines.append(f"set_attribute(obj, L{k}, v)")
             branches[key] = lines
@@ -760,9 +857,19 @@ def _branches(plan: _ReadPlan, raw: bool, light: bool) -> tuple[dict[str, list[s
             # A single one-way reference to an id already read is set at once (the value
             # the deferred pass would set, since ids are never redefined); other tokens wait.
             free += [f, {}, fastpath.holder_class(f) if light else None]
-            hold = ([f"    h = new(L{k + 2})", "    h.owner = obj", "    h._value = t"] if light else [
-                "    h = new(EValue)", "    h.owner = obj", f"    h.feature = L{k}", "    h.is_ref = True",
-                "    h.is_cont = False", "    h.generic_type = None", "    h._value = t"])
+            hold = (
+                [f"    h = new(L{k + 2})", "    h.owner = obj", "    h._value = t"]
+                if light
+                else [
+                    "    h = new(EValue)",
+                    "    h.owner = obj",
+                    f"    h.feature = L{k}",
+                    "    h.is_ref = True",
+                    "    h.is_cont = False",
+                    "    h.generic_type = None",
+                    "    h._value = t",
+                ]
+            )
             branches[key] = [
                 "t = by_id.get(text)",
                 # one token the deferred pass would look up by id (an identifier always is)
@@ -771,10 +878,14 @@ def _branches(plan: _ReadPlan, raw: bool, light: bool) -> tuple[dict[str, list[s
                 f"        and (L{k + 1}.get(type(t)) or conform(L{k + 1}, L{k}, t))",
                 f"        and {f._name!r} not in d):",
                 *hold,
-                f"    d[{f._name!r}] = h", *([] if light else [f"    s[L{k}] = None"]),
+                f"    d[{f._name!r}] = h",
+                *([] if light else [f"    s[L{k}] = None"]),
                 # PyEcore's inverse index: made when first read (fastpath.InverseBatch)
-                "    r = t.__dict__.get('_inverse_rels')", "    if r is None:",
-                f"        defer((t, obj, L{k}))", "    else:", f"        r.add((obj, L{k}))",
+                "    r = t.__dict__.get('_inverse_rels')",
+                "    if r is None:",
+                f"        defer((t, obj, L{k}))",
+                "    else:",
+                f"        r.add((obj, L{k}))",
                 "else:",
                 f"    pending((obj, L{k}, text, P.CurrentLineNumber))",
             ]
@@ -792,17 +903,24 @@ def _new_object_lines(light: bool, register: bool = True) -> list[str]:
     # (a light object's _isset is made from its light holders when first read)
     lines = ["obj = new(cls)", f"obj.{fastpath.BATCH} = batch"]
     if register:
-        lines += ["register(obj)"] if fastpath.REGISTRY is None else [
-            "if pending_removals:",  # what WeakSet.add does, inlined
-            "    commit_removals()",
-            "registry_add(weak(obj, unregister))"]
+        lines += (
+            ["register(obj)"]
+            if fastpath.REGISTRY is None
+            else [
+                "if pending_removals:",  # what WeakSet.add does, inlined
+                "    commit_removals()",
+                "registry_add(weak(obj, unregister))",
+            ]
+        )
     return [*lines, "d = obj.__dict__"]
 
 
 # The names every generated constructor is made with (then its own ``L<k>``).
-_MAKE_NAMES = ("cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
-               " other, conform, InternalSet, register, registry_add, unregister, pending_removals,"
-               " commit_removals, weak, batch, defer, sync_isset, unescape")
+_MAKE_NAMES = (
+    "cls, new, EValue, set_attribute, InvalidOperation, by_id, ids, pending, P, duplicate, bad,"
+    " other, conform, InternalSet, register, registry_add, unregister, pending_removals,"
+    " commit_removals, weak, batch, defer, sync_isset, unescape"
+)
 
 
 def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str, list[Any]]:
@@ -821,25 +939,33 @@ def _create_source(plan: _ReadPlan, raw: bool, light: bool = False) -> tuple[str
         free.append(known)
         body = ["        n = len(attrs)", "        if n:"]
         for key in _lookup_order(branches):
-            body += [f"            text = attrs.get({key!r})", "            if text is not None:",
-                     "                n -= 1"]
+            body += [
+                f"            text = attrs.get({key!r})",
+                "            if text is not None:",
+                "                n -= 1",
+            ]
             body += [f"                {line}" for line in branches.get(key, [])]
-        body += ["            if n:", "                for key, text in attrs.items():",
-                 f"                    if key not in L{len(free) - 1}:",
-                 "                        other(obj, key, text)"]
+        body += [
+            "            if n:",
+            "                for key, text in attrs.items():",
+            f"                    if key not in L{len(free) - 1}:",
+            "                        other(obj, key, text)",
+        ]
     else:
         body = ["        for key, text in attrs.items():", *_dispatch(sorted(branches), branches, 2)]
     names = [f"L{k}" for k in range(len(free))]
-    source = "\n".join([
-        f"def make({_MAKE_NAMES}, {', '.join(names)}):",
-        "    def create(attrs):",
-        *codegen.indent(_new_object_lines(light), 2),
-        *body,
-        *(["        if '_isset' in d:", "            sync_isset(obj)"] if light else []),
-        "        return obj",
-        "    return create",
-        "",
-    ])
+    source = "\n".join(
+        [
+            f"def make({_MAKE_NAMES}, {', '.join(names)}):",
+            "    def create(attrs):",
+            *codegen.indent(_new_object_lines(light), 2),
+            *body,
+            *(["        if '_isset' in d:", "            sync_isset(obj)"] if light else []),
+            "        return obj",
+            "    return create",
+            "",
+        ]
+    )
     return source, free
 
 
@@ -860,31 +986,37 @@ def _rows_source(plan: _ReadPlan, names: list[str], free_text: list[bool]) -> tu
     """
     branches, free = _branches(plan, fastpath.RAW, True)
     position = {name: k for k, name in enumerate(names)}
-    order = ([n for n in _lookup_order(branches) if n in position] if len(branches) <= _FEW_NAMES
-             else names)  # `create` dispatches in file order then
+    order = (
+        [n for n in _lookup_order(branches) if n in position] if len(branches) <= _FEW_NAMES else names
+    )  # `create` dispatches in file order then
     body: list[str] = []
     for name in order:
         k = position[name]
         body += [f"    if a{k}:"]
         if free_text[k]:
-            body += [f"        text = a{k}[1:]", "        if '&' in text:",
-                     "            text = unescape(text)"]
+            body += [
+                f"        text = a{k}[1:]",
+                "        if '&' in text:",
+                "            text = unescape(text)",
+            ]
         else:
             body += [f"        text = a{k}"]
         body += codegen.indent(branches[name], 2)
     row = ", ".join(f"a{k}" for k in range(len(names)))
-    source = "\n".join([
-        f"def make({_MAKE_NAMES}, {', '.join(f'L{k}' for k in range(len(free)))}):",
-        "    def build(rows, add):",
-        f"        for {row}{',' if len(names) == 1 else ''} in rows:",
-        *codegen.indent(_new_object_lines(True, register=False), 3),
-        *codegen.indent(body, 2),
-        "            if '_isset' in d:",
-        "                sync_isset(obj)",
-        "            add(obj)",
-        "    return build",
-        "",
-    ])
+    source = "\n".join(
+        [
+            f"def make({_MAKE_NAMES}, {', '.join(f'L{k}' for k in range(len(free)))}):",
+            "    def build(rows, add):",
+            f"        for {row}{',' if len(names) == 1 else ''} in rows:",
+            *codegen.indent(_new_object_lines(True, register=False), 3),
+            *codegen.indent(body, 2),
+            "            if '_isset' in d:",
+            "                sync_isset(obj)",
+            "            add(obj)",
+            "    return build",
+            "",
+        ]
+    )
     return source, free
 
 
@@ -910,8 +1042,12 @@ def _dispatch(keys: list[str], branches: dict[str, list[str]], depth: int) -> li
             out = [f"{pad}other(obj, key, text)"]
         return out
     mid = len(keys) // 2
-    return [f"{pad}if key < {keys[mid]!r}:", *_dispatch(keys[:mid], branches, depth + 1),
-            f"{pad}else:", *_dispatch(keys[mid:], branches, depth + 1)]
+    return [
+        f"{pad}if key < {keys[mid]!r}:",
+        *_dispatch(keys[:mid], branches, depth + 1),
+        f"{pad}else:",
+        *_dispatch(keys[mid:], branches, depth + 1),
+    ]
 
 
 class _Reader:
@@ -1103,14 +1239,36 @@ class _Reader:
     def bind(self, source: str, label: str, plan: _ReadPlan, free: list[Any], **special: Any) -> Any:
         """The function `source` makes, over this reader's tables (see `_MAKE_NAMES`)."""
         return codegen.build(
-            source, label, cls=plan.cls, new=object.__new__, EValue=EValue,
-            set_attribute=fastpath.set_attribute, InvalidOperation=InvalidOperation, by_id=self.by_id,
-            ids=self.ids, pending=self.pending.append, P=self.parser, duplicate=self.duplicate_id,
-            conform=_conform, InternalSet=InternalSet, register=fastpath.register,
-            **dict(zip(("registry_add", "unregister", "pending_removals", "commit_removals"),
-                       fastpath.REGISTRY or (None,) * 4, strict=True)), weak=weakref.ref, batch=self.batch,
-            defer=self.batch.extend, sync_isset=fastpath.sync_isset, unescape=xmiscan.unescape,
-            **special, **{f"L{k}": v for k, v in enumerate(free)})
+            source,
+            label,
+            cls=plan.cls,
+            new=object.__new__,
+            EValue=EValue,
+            set_attribute=fastpath.set_attribute,
+            InvalidOperation=InvalidOperation,
+            by_id=self.by_id,
+            ids=self.ids,
+            pending=self.pending.append,
+            P=self.parser,
+            duplicate=self.duplicate_id,
+            conform=_conform,
+            InternalSet=InternalSet,
+            register=fastpath.register,
+            **dict(
+                zip(
+                    ("registry_add", "unregister", "pending_removals", "commit_removals"),
+                    fastpath.REGISTRY or (None,) * 4,
+                    strict=True,
+                )
+            ),
+            weak=weakref.ref,
+            batch=self.batch,
+            defer=self.batch.extend,
+            sync_isset=fastpath.sync_isset,
+            unescape=xmiscan.unescape,
+            **special,
+            **{f"L{k}": v for k, v in enumerate(free)},
+        )
 
     # -- references
 
@@ -1171,21 +1329,31 @@ class _ScanReader(_Reader):
             return []
         if not plan.light:
             return []
-        written = [f for f in model.persistent_features(plan.eclass)
-                   if (not f.many if isinstance(f, EAttribute)
-                       else not f.containment and not model.is_container_ref(f))]
+        written = [
+            f
+            for f in model.persistent_features(plan.eclass)
+            if (
+                not f.many
+                if isinstance(f, EAttribute)
+                else not f.containment and not model.is_container_ref(f)
+            )
+        ]
         if not all(xmiscan.is_name(f.name) for f in written):
             return []
         ours = [f for f in written if isinstance(f, EAttribute)] + [
-            f for f in written if not isinstance(f, EAttribute)]
+            f for f in written if not isinstance(f, EAttribute)
+        ]
         found: list[xmiscan.Layout] = []
         for order in (ours, written) if ours != written else (ours,):
             names = [_XMI_ID, *(f.name for f in order)]
-            free_text = [False, *(isinstance(f, EAttribute) and plan.handlers[f.name][2] is _STRING
-                                  for f in order)]
+            free_text = [
+                False,
+                *(isinstance(f, EAttribute) and plan.handlers[f.name][2] is _STRING for f in order),
+            ]
             source, free = _rows_source(plan, names, free_text)
             self.builders[uri, local, len(found)] = self.bind(
-                source, f"<cfmodel.xmi rows {plan.name}>", plan, free, bad=_give_up, other=_give_up)
+                source, f"<cfmodel.xmi rows {plan.name}>", plan, free, bad=_give_up, other=_give_up
+            )
             found.append(xmiscan.Layout(("xmi:id", *names[1:]), tuple(free_text)))
         return found
 

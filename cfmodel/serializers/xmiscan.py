@@ -144,8 +144,9 @@ class Scanner:
             found = self.forms[tag] = [(len(lay.names), element_pattern(tag, lay)) for lay in layouts]
         return found
 
-    def rows(self, tag: str, text: str, lines: int, pos: int = 0,
-             stop: int | None = None) -> tuple[int, Rows]:
+    def rows(
+        self, tag: str, text: str, lines: int, pos: int = 0, stop: int | None = None
+    ) -> tuple[int, Rows]:
         """The rows of the `lines` elements of `tag` in ``text[pos:stop]``, and the number of
         the layout they are all written in."""
         for k, (width, pattern) in enumerate(self.patterns(tag)):
@@ -180,7 +181,7 @@ class Scanner:
             yield tag, *self.rows(tag, text, lines, pos, stop)
             return
         tags = _TAG.findall(text, pos, stop)
-        pieces = text[pos + len(_START):stop].split(_START)
+        pieces = text[pos + len(_START) : stop].split(_START)
         if len(tags) != lines or len(pieces) != lines:
             raise NotScannableError("a line that is not an element")
         grouped: dict[str, list[str]] = {}
@@ -216,8 +217,12 @@ def _replace(m: re.Match[str]) -> str:
     if decimal is None and hexadecimal is None:
         raise NotScannableError("an & that starts no reference XML knows")
     code = int(decimal) if decimal is not None else int(hexadecimal, 16)
-    if not (code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
-            or 0x10000 <= code <= 0x10FFFF):
+    if not (
+        code in (0x9, 0xA, 0xD)
+        or 0x20 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    ):
         raise NotScannableError("a character reference to a character XML forbids")
     return chr(code)
 

@@ -68,14 +68,19 @@ def read_file(path: Path | str, limits: XmlLimits = XmlLimits()) -> bytes:
 def parse_bytes(data: bytes, name: str = "<bytes>", limits: XmlLimits = XmlLimits()) -> etree._ElementTree:
     check_document(data, name, limits)
     parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, dtd_validation=False,
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        dtd_validation=False,
     )
     try:
         tree = etree.ElementTree(etree.fromstring(data, parser))
     except etree.XMLSyntaxError as exc:
         line, col = exc.position if exc.position else (None, None)
-        raise CfSerializationError(f"not well-formed XML: {exc.msg}", _span(name, line, col),
-                                   code="xml-syntax") from exc
+        raise CfSerializationError(
+            f"not well-formed XML: {exc.msg}", _span(name, line, col), code="xml-syntax"
+        ) from exc
     dtd = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
         raise _refuse(name, "the DOCTYPE declares entities", "xml-entities")
@@ -128,8 +133,9 @@ def feed(parser: Any, data: bytes, name: str, limits: XmlLimits = XmlLimits(), c
     except LookupError as exc:  # the XML declaration names an encoding Python does not know
         line = parser.CurrentLineNumber or 1
         message = f"cannot read the document: {exc}"
-        raise CfSerializationError(message, _span(name, line, parser.CurrentColumnNumber + 1),
-                                   code="xml-encoding") from exc
+        raise CfSerializationError(
+            message, _span(name, line, parser.CurrentColumnNumber + 1), code="xml-encoding"
+        ) from exc
 
 
 def too_deep(name: str, max_depth: int, line: int | None) -> CfSerializationError:

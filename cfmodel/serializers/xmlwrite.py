@@ -15,7 +15,13 @@ from collections.abc import Iterable
 _ATTR_SPECIAL = re.compile(r'[&<>"\n\r\t]')
 _TEXT_SPECIAL = re.compile(r"[&<>\r]")
 _ATTR_MAP = {
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#xA;", "\r": "&#xD;", "\t": "&#x9;",
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+    "\n": "&#xA;",
+    "\r": "&#xD;",
+    "\t": "&#x9;",
 }
 
 

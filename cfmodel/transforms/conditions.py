@@ -296,8 +296,9 @@ def check_constraint(
             f"the condition of {qualified_name} cannot be evaluated for {_show(value)}: {error.message}"
         )
     if verdict is not True:
-        return Problem(f"{_show(value)} does not satisfy the condition of {qualified_name} "
-                       f"({to_source(condition)})")
+        return Problem(
+            f"{_show(value)} does not satisfy the condition of {qualified_name} ({to_source(condition)})"
+        )
     return None
 
 
@@ -307,4 +308,3 @@ def _show(value: Any) -> str:
     except TypeError:
         text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
-

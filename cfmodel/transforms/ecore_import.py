@@ -52,36 +52,92 @@ STD_URI = lf.namespace_uri("std")
 EXTENDED_METADATA = "http:///org/eclipse/emf/ecore/util/ExtendedMetaData"
 KEYWORDS = frozenset(
     [
-        "typedef", "as", "entity", "extends", "end", "in", "implementation", "for", "matching", "index",
-        "implement", "using", "when", "and", "or", "not", "true", "false", "import", "is", "defined", "null",
-        "undef", "parents", "if", "else", "elif", "enum", "include",
+        "typedef",
+        "as",
+        "entity",
+        "extends",
+        "end",
+        "in",
+        "implementation",
+        "for",
+        "matching",
+        "index",
+        "implement",
+        "using",
+        "when",
+        "and",
+        "or",
+        "not",
+        "true",
+        "false",
+        "import",
+        "is",
+        "defined",
+        "null",
+        "undef",
+        "parents",
+        "if",
+        "else",
+        "elif",
+        "enum",
+        "include",
     ]
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # Ecore's own data types and Java classes -> cf primitive
 _ECORE_PRIMITIVES = {
-    "EString": "string", "EChar": "string", "ECharacterObject": "string", "EDate": "string",
-    "EInt": "int", "EIntegerObject": "int", "ELong": "int", "ELongObject": "int", "EShort": "int",
-    "EShortObject": "int", "EByte": "int", "EByteObject": "int", "EBigInteger": "int",
-    "EDouble": "float", "EDoubleObject": "float", "EFloat": "float", "EFloatObject": "float",
-    "EBigDecimal": "float", "EBoolean": "bool", "EBooleanObject": "bool",
+    "EString": "string",
+    "EChar": "string",
+    "ECharacterObject": "string",
+    "EDate": "string",
+    "EInt": "int",
+    "EIntegerObject": "int",
+    "ELong": "int",
+    "ELongObject": "int",
+    "EShort": "int",
+    "EShortObject": "int",
+    "EByte": "int",
+    "EByteObject": "int",
+    "EBigInteger": "int",
+    "EDouble": "float",
+    "EDoubleObject": "float",
+    "EFloat": "float",
+    "EFloatObject": "float",
+    "EBigDecimal": "float",
+    "EBoolean": "bool",
+    "EBooleanObject": "bool",
 }
 _JAVA_PRIMITIVES = {
-    "java.lang.String": "string", "char": "string", "java.lang.Character": "string",
+    "java.lang.String": "string",
+    "char": "string",
+    "java.lang.Character": "string",
     "java.util.Date": "string",
-    "int": "int", "java.lang.Integer": "int", "long": "int", "java.lang.Long": "int", "short": "int",
-    "java.lang.Short": "int", "byte": "int", "java.lang.Byte": "int", "java.math.BigInteger": "int",
-    "double": "float", "java.lang.Double": "float", "float": "float", "java.lang.Float": "float",
-    "java.math.BigDecimal": "float", "boolean": "bool", "java.lang.Boolean": "bool",
+    "int": "int",
+    "java.lang.Integer": "int",
+    "long": "int",
+    "java.lang.Long": "int",
+    "short": "int",
+    "java.lang.Short": "int",
+    "byte": "int",
+    "java.lang.Byte": "int",
+    "java.math.BigInteger": "int",
+    "double": "float",
+    "java.lang.Double": "float",
+    "float": "float",
+    "java.lang.Float": "float",
+    "java.math.BigDecimal": "float",
+    "boolean": "bool",
+    "java.lang.Boolean": "bool",
 }
 
 
 # ---------------------------------------------------------------------- reading
 
 
-def read_ecore_files(paths: Sequence[Path | str], resource_set: ResourceSet | None = None,
-                     limits: XmlLimits | None = None) -> list[EPackage]:
+def read_ecore_files(
+    paths: Sequence[Path | str], resource_set: ResourceSet | None = None, limits: XmlLimits | None = None
+) -> list[EPackage]:
     """Read ``.ecore`` files into *resource_set* together; return their root packages.
 
     References between the files may go in circles. A reference to cfmodel's ``std``
@@ -115,8 +171,10 @@ def read_ecore_files(paths: Sequence[Path | str], resource_set: ResourceSet | No
         missing.remove(STD_URI)
     if missing:
         detail = "; ".join(f"{uri} (used in {used[uri]})" for uri in missing)
-        raise CfSerializationError(f"the metamodel refers to packages no given file defines: {detail}; "
-                                   "give their .ecore files too", code="missing-package")
+        raise CfSerializationError(
+            f"the metamodel refers to packages no given file defines: {detail}; give their .ecore files too",
+            code="missing-package",
+        )
     if len(trees) == 1:
         return list(ecore_format.read(trees[0][0], rset, ecore_format.EcoreOptions(opts)).roots)
     combined = etree.Element(f"{{{XMI_NS}}}XMI", nsmap={"xmi": XMI_NS})
@@ -211,8 +269,10 @@ def _signature(package: EPackage) -> list[str]:
         for f in c.eStructuralFeatures:
             if isinstance(f, EReference) and f.eType.ePackage is not package:
                 continue
-            out.append(f"  {f.name} {f.eType.name} {f.lowerBound} {f.upperBound} {f.defaultValueLiteral} "
-                       f"{[(a.source, dict(a.details)) for a in f.eAnnotations]}")
+            out.append(
+                f"  {f.name} {f.eType.name} {f.lowerBound} {f.upperBound} {f.defaultValueLiteral} "
+                f"{[(a.source, dict(a.details)) for a in f.eAnnotations]}"
+            )
     out.extend(line for sub in package.eSubpackages for line in _signature(sub))
     return out
 
@@ -386,8 +446,11 @@ class _Importer:
             path = f"libs/{parts[0]}/model/_init.cf"
         else:
             inner = "/".join(parts[1:])
-            path = f"libs/{parts[0]}/model/{inner}/_init.cf" if package.eSubpackages else \
-                f"libs/{parts[0]}/model/{inner}.cf"
+            path = (
+                f"libs/{parts[0]}/model/{inner}/_init.cf"
+                if package.eSubpackages
+                else f"libs/{parts[0]}/model/{inner}.cf"
+            )
         here = NamespaceFile(namespace, path)
         self.files[namespace] = here
         here.doc = docstring(_documentation(package))
@@ -477,8 +540,10 @@ class _Importer:
         name = self.local_name(eclass)
         notes = [f"EClass {eclass.name!r} is entity {name}"] if name != eclass.name else []
         if eclass.abstract or eclass.interface:
-            notes.append(f"{eclass.name} is {'an interface' if eclass.interface else 'abstract'} in Ecore; "
-                         "entities can always be instantiated")
+            notes.append(
+                f"{eclass.name} is {'an interface' if eclass.interface else 'abstract'} in Ecore; "
+                "entities can always be instantiated"
+            )
         note = "; ".join(notes) or None
         parents = list(dict.fromkeys(self.ref(s, here) for s in eclass.eSuperTypes))
         if parents == ["std::Entity"]:
@@ -497,11 +562,12 @@ class _Importer:
                     self.need_names_in(here, text)
                 attributes.append(Attribute(type_text, _safe_name(str(key)), text or None))
         index = eclass.getEAnnotation(lf.INDEX)
-        indexes = [", ".join(_safe_name(n.strip()) for n in str(v).split(","))
-                   for v in (index.details.values() if index is not None else [])]
+        indexes = [
+            ", ".join(_safe_name(n.strip()) for n in str(v).split(","))
+            for v in (index.details.values() if index is not None else [])
+        ]
         doc = docstring(_documentation(eclass), "    ")
-        here.entities.append(Entity(name, parents, doc, attributes, indexes,
-                                    note))
+        here.entities.append(Entity(name, parents, doc, attributes, indexes, note))
 
     def attribute_type(self, feature: EAttribute, here: NamespaceFile) -> tuple[str, str | None]:
         """The cf type of an attribute, and a note when the mapping lost something."""
@@ -709,8 +775,10 @@ def render_project(roots: list[EPackage], rset: ResourceSet, name: str = "import
             out[f"libs/{module}/module.yaml"] = env.get_template("module.yaml.j2").render(module=module)
     modules = sorted({ns.split("::")[0] for ns in files} - {"__config__"})
     for module in modules:  # every module needs model/_init.cf
-        out.setdefault(f"libs/{module}/model/_init.cf", namespace_template.render(
-            file=NamespaceFile(module, f"libs/{module}/model/_init.cf")))
+        out.setdefault(
+            f"libs/{module}/model/_init.cf",
+            namespace_template.render(file=NamespaceFile(module, f"libs/{module}/model/_init.cf")),
+        )
     if "main.cf" not in out:
         everything = sorted(ns for ns in files if ns != "__config__")
         main = NamespaceFile("__config__", "main.cf", imports=everything)
@@ -723,8 +791,9 @@ def render_project(roots: list[EPackage], rset: ResourceSet, name: str = "import
     return dict(sorted(out.items()))
 
 
-def import_ecore(paths: Sequence[Path | str], output: Path | str, name: str | None = None,
-                 force: bool = False) -> list[Path]:
+def import_ecore(
+    paths: Sequence[Path | str], output: Path | str, name: str | None = None, force: bool = False
+) -> list[Path]:
     """Turn ``.ecore`` files into a project under *output*; return the files written.
 
     Raises:
@@ -737,8 +806,11 @@ def import_ecore(paths: Sequence[Path | str], output: Path | str, name: str | No
     project_name = name or (Path(paths[0]).stem if len(paths) == 1 else target.resolve().name)
     files = render_project(roots, rset, project_name)
     if not force:
-        clashes = [rel for rel, text in files.items()
-                   if (target / rel).is_file() and (target / rel).read_text(encoding="utf-8") != text]
+        clashes = [
+            rel
+            for rel, text in files.items()
+            if (target / rel).is_file() and (target / rel).read_text(encoding="utf-8") != text
+        ]
         if clashes:
             raise CfUsageError(f"{target}: would overwrite {', '.join(clashes)} (use --force)")
     written = []

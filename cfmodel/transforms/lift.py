@@ -441,8 +441,9 @@ class _Lifter:
             self.entity_features(entity)
         self.opposites()
         if self.problems:
-            raise CfSemanticError("the program cannot be lifted to Ecore: " + "; ".join(self.problems),
-                                  code="lift")
+            raise CfSemanticError(
+                "the program cannot be lifted to Ecore: " + "; ".join(self.problems), code="lift"
+            )
         check_packages(self.roots)
         result = DomainMetamodel(self.roots, self.program)
         result._spans = self.spans
@@ -481,8 +482,9 @@ class _Lifter:
         parent, _, local = namespace.rpartition("::")
         if not _IDENTIFIER.match(local):
             self.problems.append(f"namespace {namespace}: '{local}' is not a valid package name")
-        package = EPackage(local, nsURI=namespace_uri(namespace, self.options.uri_base),
-                           nsPrefix=namespace_prefix(namespace))
+        package = EPackage(
+            local, nsURI=namespace_uri(namespace, self.options.uri_base), nsPrefix=namespace_prefix(namespace)
+        )
         self.annotate(package, NAMESPACE, {"name": namespace})
         linked = self.program.namespaces.get(namespace)
         if linked is not None:
@@ -578,8 +580,12 @@ class _Lifter:
         self.annotate(eclass, DEFAULTS, overridden)
         for name in sorted(entity.relations):
             end = entity.relations[name]
-            reference = EReference(end.name, self.classes[id(end.target)], lower=end.lower,
-                                   upper=-1 if end.upper is None else end.upper)
+            reference = EReference(
+                end.name,
+                self.classes[id(end.target)],
+                lower=end.lower,
+                upper=-1 if end.upper is None else end.upper,
+            )
             details: dict[str, str] = {}
             if end.annotations:
                 details["annotations"] = ", ".join(to_source(a) for a in end.annotations)
@@ -594,11 +600,17 @@ class _Lifter:
     def attribute(self, attribute: p.Attribute) -> EAttribute:
         spec = attribute.type
         etype = self.datatype(spec.base)
-        feature = EAttribute(attribute.name, etype, lower=0 if spec.nullable or spec.multi else 1,
-                             upper=-1 if spec.multi else 1, unique=not spec.multi)
+        feature = EAttribute(
+            attribute.name,
+            etype,
+            lower=0 if spec.nullable or spec.multi else 1,
+            upper=-1 if spec.multi else 1,
+            unique=not spec.multi,
+        )
         primitive = base_primitive(spec.base)
         if (isinstance(spec.base, p.Primitive) and spec.base.name in (*JSON_TYPES, "number")) or (
-                spec.multi and spec.nullable):
+            spec.multi and spec.nullable
+        ):
             self.annotate(feature, TYPE, {"type": str(spec)})
         self.default(attribute, feature, primitive)
         self.document(feature, attribute.doc)

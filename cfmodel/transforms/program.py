@@ -114,7 +114,6 @@ BaseType: TypeAlias = Primitive | Typedef | EnumType
 class TypeSpec:
     """An attribute's type: a base type, many-valued (``T[]``) and/or nullable (``T?``)."""
 
-
     base: BaseType
     multi: bool = False
     nullable: bool = False
@@ -130,7 +129,6 @@ class TypeSpec:
 @dataclass(slots=True, eq=False)
 class Attribute:
     """A typed attribute of an entity. ``default`` is an expression, `UNDEF` or None."""
-
 
     name: str
     type: TypeSpec
@@ -182,7 +180,6 @@ class RelationEnd:
 class Index:
     """``index E(a, b)``: the attributes (or relation ends) that identify an instance."""
 
-
     entity: EntityType
     attributes: list[str]
     span: Span
@@ -194,7 +191,6 @@ class Index:
 @dataclass(slots=True, eq=False)
 class Implementation:
     """``implementation name for E: … end`` (or an anonymous block after a constructor)."""
-
 
     name: str
     namespace: LinkedNamespace
@@ -232,7 +228,6 @@ class ImplementRule:
 @dataclass(slots=True, eq=False)
 class EntityType:
     """An entity and everything declared on it; the inherited view is computed once."""
-
 
     name: str
     namespace: LinkedNamespace
@@ -365,7 +360,6 @@ class LinkedNamespace:
 @dataclass(slots=True, eq=False)
 class LinkedProgram:
     """Every namespace of a project, linked. ``main`` is the project's ``main.cf``."""
-
 
     name: str
     namespaces: dict[str, LinkedNamespace]

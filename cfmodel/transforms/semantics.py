@@ -120,9 +120,7 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     try:
         return ARITHMETIC[op](left, right)
     except ZeroDivisionError:
-        raise SemanticError(
-            f"division by zero in {_show(left)} {op} {_show(right)}", "arithmetic"
-        ) from None
+        raise SemanticError(f"division by zero in {_show(left)} {op} {_show(right)}", "arithmetic") from None
     except OverflowError:
         raise SemanticError(f"{_show(left)} {op} {_show(right)} is too large", "arithmetic") from None
 

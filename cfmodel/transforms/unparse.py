@@ -29,10 +29,9 @@ def to_source(e: nodes.Expression) -> str:
     if isinstance(e, nodes.Not):
         inner = to_source(e.operand)
         if (
-            (isinstance(e.operand, nodes.BinaryOperation)
-            and BINDING_POWER[e.operand.operator] <= NOT_BINDING_POWER)
-            or isinstance(e.operand, nodes.Conditional)
-        ):
+            isinstance(e.operand, nodes.BinaryOperation)
+            and BINDING_POWER[e.operand.operator] <= NOT_BINDING_POWER
+        ) or isinstance(e.operand, nodes.Conditional):
             inner = f"({inner})"
         return f"not {inner}"
     if isinstance(e, nodes.Conditional):

@@ -46,8 +46,9 @@ from cfmodel.transforms.unparse import literal
 SEVERITY = {"not-checked": "note"}
 
 
-def load_metamodel(path: str | Path | Sequence[str | Path], options: lf.LiftOptions | None = None
-                   ) -> lf.DomainMetamodel:
+def load_metamodel(
+    path: str | Path | Sequence[str | Path], options: lf.LiftOptions | None = None
+) -> lf.DomainMetamodel:
     """The metamodel of a project directory, or of one or more ``.ecore`` files.
 
     Raises:
@@ -136,8 +137,10 @@ class ValidationReport:
     def __str__(self) -> str:
         lines = [f"{label}: {p.severity}: {p}" for label, p in self.problems]
         errors = len(self.errors())
-        lines.append(f"{len(self.objects)} objects, {errors} error{'s' if errors != 1 else ''}, "
-                     f"{len(self.problems) - errors} note{'s' if len(self.problems) - errors != 1 else ''}")
+        lines.append(
+            f"{len(self.objects)} objects, {errors} error{'s' if errors != 1 else ''}, "
+            f"{len(self.problems) - errors} note{'s' if len(self.problems) - errors != 1 else ''}"
+        )
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:  # Jupyter
@@ -247,8 +250,13 @@ class _Checker:
                 upper = feature.upperBound
                 if len(values) < feature.lowerBound or (upper > 0 and len(values) > upper):
                     bound = "*" if upper < 0 else str(upper)
-                    report.problems.append(Problem(feature.name, f"{len(values)} values, expected "
-                                                   f"[{feature.lowerBound}..{bound}]", "bounds"))
+                    report.problems.append(
+                        Problem(
+                            feature.name,
+                            f"{len(values)} values, expected [{feature.lowerBound}..{bound}]",
+                            "bounds",
+                        )
+                    )
             else:
                 value = obj.eGet(feature) if obj.eIsSet(feature) else None
                 values = [] if value is None else [value]
@@ -287,8 +295,9 @@ class _Checker:
             return
         if etype.getEAnnotation(lf.TYPEDEF) is not None:
             for found in self.typedef_problems(etype, lf.from_ecore_value(feature, value)):
-                report.problems.append(Problem(feature.name, found.message, "constraint" if found.failed
-                                               else "not-checked"))
+                report.problems.append(
+                    Problem(feature.name, found.message, "constraint" if found.failed else "not-checked")
+                )
 
     def type_problem(self, feature: EAttribute, value: Any) -> str | None:
         etype = feature.eType
@@ -308,8 +317,11 @@ class _Checker:
                 return f"JSON {_show(value)} is not a {kind}"
             return None
         primitive = self.primitive(feature)
-        if primitive is not None and not primitive_fits(value, primitive) and not (
-                primitive in ("float", "number") and primitive_fits(value, "number")):
+        if (
+            primitive is not None
+            and not primitive_fits(value, primitive)
+            and not (primitive in ("float", "number") and primitive_fits(value, "number"))
+        ):
             return f"{_show(value)} is not a valid {primitive}"
         try:
             codec = datatypes.codec_for(etype)

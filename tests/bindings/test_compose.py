@@ -464,8 +464,8 @@ def test_models_built_in_code_compose_as_parsed_ones() -> None:
         ("Host['a', 'b']", ("a", "b"), "Host[a, b]"),
         ("Host[ a ,b ]", ("a", "b"), "Host[a, b]"),
         ("Host['x]']", ("x]",), "Host['x]']"),
-        ("Host[\"it's\"]", ("it's",), "Host['it\\'s']"),
-        ("Host['it\\'s', \"\\\"q\\\"\"]", ("it's", '"q"'), "Host['it\\'s', '\"q\"']"),
+        ('Host["it\'s"]', ("it's",), "Host['it\\'s']"),
+        ('Host[\'it\\\'s\', "\\"q\\""]', ("it's", '"q"'), "Host['it\\'s', '\"q\"']"),
         ("Host['Äpfel', 53, true]", ("Äpfel", "53", "true"), "Host[Äpfel, 53, true]"),
         ("Host['A b', '']", ("A b", ""), "Host['A b', '']"),
         ("Host['Web', web]", ("Web", "web"), "Host['Web', web]"),  # Host[Web] has a type argument

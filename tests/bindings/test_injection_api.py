@@ -224,7 +224,7 @@ def test_keyed_targets_by_text_and_their_injector_names(build: Build) -> None:
     assert injector.parameters("std::Host['a,b']") == {"ram": 1}
     assert injector.parameters("std::Host['a', 'b']") == {"ram": 2}
     assert injector.parameters("std::Host[a, b]") == {"ram": 2}
-    assert injector.parameters("std::Host[\"it's\"]") == {"ram": 4}
+    assert injector.parameters('std::Host["it\'s"]') == {"ram": 4}
     assert injector.parameters("std::Host['it\\'s']") == {"ram": 4}
     assert injector.parameters("std::Host[web, 'example.com']") == {"ram": 6, "os": "bsd"}
     assert injector.parameters("std::Host") == {}

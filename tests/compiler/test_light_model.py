@@ -89,7 +89,9 @@ def test_fastpaths_probe_passes_and_the_model_is_light(project: Project) -> None
     assert a.__dict__["name"].feature is name and not a.__dict__["name"].is_ref
 
 
-@pytest.mark.parametrize("source", [SOURCE, ONE_WAY, INTERLEAVED], ids=["relations", "one-way", "interleaved"])
+@pytest.mark.parametrize(
+    "source", [SOURCE, ONE_WAY, INTERLEAVED], ids=["relations", "one-way", "interleaved"]
+)
 @pytest.mark.parametrize("other", [light_off, standard], ids=["light-off", "standard"])
 def test_model_and_exports_equal_those_of_pyecores_own_objects(
     project: Project, source: str, other: Any, monkeypatch: pytest.MonkeyPatch
@@ -130,7 +132,9 @@ def test_a_class_fastpath_refuses_is_made_by_pyecore_with_the_same_exports(
     expected = compile_main(project, ONE_WAY)
     expected_bytes = (expected.xmi_bytes(), expected.json_bytes())
     refuse = fastpath.light_class
-    monkeypatch.setattr(fastpath, "light_class", lambda eclass: None if eclass.name == "Box" else refuse(eclass))
+    monkeypatch.setattr(
+        fastpath, "light_class", lambda eclass: None if eclass.name == "Box" else refuse(eclass)
+    )
     mixed = compile_main(project, ONE_WAY)
     rack, box = mixed.instances("Rack")[0], mixed.instances("Box")[0]
     assert "listeners" in vars(box) and "listeners" not in vars(rack)
@@ -145,8 +149,10 @@ def test_a_light_object_holds_only_its_values(project: Project) -> None:
     assert list(a.__dict__) == ["name", "size", "rack", "_inverse_rels"]
     assert list(b.__dict__) == ["name", "size", "rack", "peers", "_isset"]
     assert list(rack.__dict__) == ["name", "_inverse_rels"]
-    assert rack._inverse_rels == {(a, a.eClass.findEStructuralFeature("rack")),
-                                  (b, b.eClass.findEStructuralFeature("rack"))}
+    assert rack._inverse_rels == {
+        (a, a.eClass.findEStructuralFeature("rack")),
+        (b, b.eClass.findEStructuralFeature("rack")),
+    }
     assert b.dyn_inst is b and type(b).dyn_inst is b.eClass  # type: ignore[attr-defined]
     assert b._container is None and b._internal_id is None and b.eResource is None
     assert b.eContainer() is None and b.eRoot() is b
@@ -187,9 +193,16 @@ def test_opposites_and_deletion_follow_as_on_pyecores_own_objects(
         second.delete()
         second.eSet("path", "/gone")
         return [
-            [f.path for f in a.files], [f.path for f in b.files], first.host.name, second.host,
-            [x.name for x in a.groups], [x.name for x in b.groups], [x.name for x in h.members],
-            [x.name for x in g.members], [f.name for f in second._isset], second.path,
+            [f.path for f in a.files],
+            [f.path for f in b.files],
+            first.host.name,
+            second.host,
+            [x.name for x in a.groups],
+            [x.name for x in b.groups],
+            [x.name for x in h.members],
+            [x.name for x in g.members],
+            [f.name for f in second._isset],
+            second.path,
         ]
 
     light = changed(compile_main(project, SOURCE))
@@ -233,7 +246,10 @@ def test_containment_values_get_their_container_as_with_pyecores_setters(
         server = result.instances("Server")[0]
         disks = result.instances("Disk")
         return [
-            [(d.name, d.eContainer() is server, getattr(d.eContainmentFeature(), "name", None)) for d in disks],
+            [
+                (d.name, d.eContainer() is server, getattr(d.eContainmentFeature(), "name", None))
+                for d in disks
+            ],
             [f.name for f in server._isset],
             server.__dict__["disk"].is_cont,
         ]

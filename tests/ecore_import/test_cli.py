@@ -14,8 +14,14 @@ LIBRARY = Path(__file__).parent / "fixtures" / "library.ecore"
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CFMODEL_CACHE_DIR": str(cwd / ".cache")}
     env.pop("CFMODEL_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "cfmodel", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cfmodel", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_export_then_import_then_check(tmp_path: Path) -> None:
@@ -32,8 +38,17 @@ def test_export_then_import_then_check(tmp_path: Path) -> None:
 
 
 def test_export_with_spans_and_uri_base(tmp_path: Path) -> None:
-    result = run("ecore", "export", str(REPO / "examples" / "webshop"), "-o", "out", "--spans", "--uri-base",
-                 "urn:shop:", cwd=tmp_path)
+    result = run(
+        "ecore",
+        "export",
+        str(REPO / "examples" / "webshop"),
+        "-o",
+        "out",
+        "--spans",
+        "--uri-base",
+        "urn:shop:",
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     text = (tmp_path / "out" / "web.ecore").read_text(encoding="utf-8")
     assert 'nsURI="urn:shop:web"' in text and 'source="http://cfmodel.org/source"' in text
@@ -43,7 +58,10 @@ def test_export_reports_resolve_errors(tmp_path: Path) -> None:
     (tmp_path / "main.cf").write_text("entity A extends B:\nend\n", encoding="utf-8")
     result = run("ecore", "export", ".", "-o", "out", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr == "main.cf:1:18: error: could not find entity 'B' in namespace __config__  [unknown-entity]\n"
+    assert (
+        result.stderr
+        == "main.cf:1:18: error: could not find entity 'B' in namespace __config__  [unknown-entity]\n"
+    )
     assert not (tmp_path / "out").exists()
 
 

@@ -101,7 +101,8 @@ def test_missing_packages_are_named(tmp_path: Path) -> None:
     assert error.value.code == "missing-package"
     assert error.value.message == (
         "the metamodel refers to packages no given file defines: http://cfmodel.org/model/infra (used in "
-        f"{paths[0]}); give their .ecore files too")
+        f"{paths[0]}); give their .ecore files too"
+    )
 
 
 def test_std_is_taken_from_cfmodel_when_not_given(tmp_path: Path) -> None:

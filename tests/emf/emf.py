@@ -48,8 +48,11 @@ class EmfReport:
 
     def problems(self) -> list[str]:
         bad = ("error", "warning", "unresolved", "diagnostic")
-        return [f"{r['kind']} in {r['file']}: {r.get('message') or r.get('proxy')}" for r in self.records
-                if r["kind"] in bad]
+        return [
+            f"{r['kind']} in {r['file']}: {r.get('message') or r.get('proxy')}"
+            for r in self.records
+            if r["kind"] in bad
+        ]
 
     @property
     def clean(self) -> bool:
@@ -64,8 +67,13 @@ class EmfChecker:
         self.classpath = os.pathsep.join([str(classes), *map(str, classpath)])
         self.java = java
 
-    def check(self, ecores: Sequence[Path] = (), xmis: Sequence[Path] = (),
-              resave_dir: Path | None = None, dump: bool = True) -> EmfReport:
+    def check(
+        self,
+        ecores: Sequence[Path] = (),
+        xmis: Sequence[Path] = (),
+        resave_dir: Path | None = None,
+        dump: bool = True,
+    ) -> EmfReport:
         args: list[str] = []
         args += [a for p in ecores for a in ("--ecore", str(p))]
         args += [a for p in xmis for a in ("--xmi", str(p))]

@@ -80,8 +80,10 @@ def test_pitfall_2_defaults_and_default_equal_values_reach_emf(emf: EmfChecker, 
 def test_pitfall_2_python_default_values_reach_emf(emf: EmfChecker, tmp_path: Path) -> None:
     pkg = EPackage("d", nsURI="http://cfmodel.example/d", nsPrefix="d")
     svc = EClass("Service")
-    svc.eStructuralFeatures += [EAttribute("port", EInt, default_value=80), EAttribute("label", EString,
-                                                                                        default_value="none")]
+    svc.eStructuralFeatures += [
+        EAttribute("port", EInt, default_value=80),
+        EAttribute("label", EString, default_value="none"),
+    ]
     pkg.eClassifiers.append(svc)
     unset = svc()
     assert (unset.port, unset.label) == (80, "none")  # PyEcore's view of an unset object
@@ -89,7 +91,11 @@ def test_pitfall_2_python_default_values_reach_emf(emf: EmfChecker, tmp_path: Pa
     xmi.write(tmp_path / "d.xmi", [unset])
     report = emf.check([tmp_path / "d.ecore"], [tmp_path / "d.xmi"])
     assert report.clean
-    assert report.dump("d.xmi") == ["/0 : http://cfmodel.example/d#//Service", "  port = 80", '  label = "none"']
+    assert report.dump("d.xmi") == [
+        "/0 : http://cfmodel.example/d#//Service",
+        "  port = 80",
+        '  label = "none"',
+    ]
 
 
 def test_pitfall_3_dates_reach_emf_as_milliseconds(emf: EmfChecker, tmp_path: Path) -> None:
@@ -179,7 +185,8 @@ def test_pitfall_4_what_we_refuse_emf_reports(emf: EmfChecker, tmp_path: Path) -
     assert "Unresolved reference 'orphan'" in messages
     # A repeated id is not reported at all: both objects carry it, a reference finds one.
     assert [line for line in report.dump("bad.xmi") if line.startswith("twin :")] == [
-        "twin : http://cfmodel.example/infra#//Host"] * 2
+        "twin : http://cfmodel.example/infra#//Host"
+    ] * 2
 
 
 def test_pitfall_5_what_we_refuse_emf_rejects(emf: EmfChecker, tmp_path: Path) -> None:
@@ -188,20 +195,33 @@ def test_pitfall_5_what_we_refuse_emf_rejects(emf: EmfChecker, tmp_path: Path) -
     output for a valid package, edited by hand: our writer refuses to produce it."""
     pkg = EPackage("good", nsURI="http://cfmodel.example/p", nsPrefix="p")
     thing = EClass("Thing")
-    thing.eStructuralFeatures += [EAttribute("x", EString), EAttribute("y", EInt), EAttribute("z", EString),
-                                  EAttribute("w", EString)]
+    thing.eStructuralFeatures += [
+        EAttribute("x", EString),
+        EAttribute("y", EInt),
+        EAttribute("z", EString),
+        EAttribute("w", EString),
+    ]
     pkg.eClassifiers += [thing, EClass("Other")]
     text = ecore.to_bytes(pkg).decode()
-    for old, new in [(' nsURI="http://cfmodel.example/p" nsPrefix="p"', ""), ('name="good"', 'name="bad name"'),
-                     ('name="y"', 'name="x"'), ('name="w"', 'name="Z"'), ('name="Other"', 'name="thing"'),
-                     ('name="z" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EString"', 'name="z"')]:
+    for old, new in [
+        (' nsURI="http://cfmodel.example/p" nsPrefix="p"', ""),
+        ('name="good"', 'name="bad name"'),
+        ('name="y"', 'name="x"'),
+        ('name="w"', 'name="Z"'),
+        ('name="Other"', 'name="thing"'),
+        ('name="z" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EString"', 'name="z"'),
+    ]:
         assert old in text
         text = text.replace(old, new)
     (tmp_path / "bad.ecore").write_text(text)
     same = EPackage("bad name")
     same_thing = EClass("Thing")
-    same_thing.eStructuralFeatures += [EAttribute("x", EString), EAttribute("x", EInt), EAttribute("z"),
-                                       EAttribute("Z", EString)]
+    same_thing.eStructuralFeatures += [
+        EAttribute("x", EString),
+        EAttribute("x", EInt),
+        EAttribute("z"),
+        EAttribute("Z", EString),
+    ]
     same.eClassifiers += [same_thing, EClass("thing")]
     with pytest.raises(CfSerializationError) as exc:
         ecore.to_bytes(same)

@@ -32,7 +32,9 @@ def comparable(value: object) -> object:
     if value is None or isinstance(value, str | bool | int | float):
         return value
     cls = type(value)
-    names = getattr(cls, "_tx_attrs", None) or [n for n in getattr(cls, "__slots__", ()) if not n.startswith("_")]
+    names = getattr(cls, "_tx_attrs", None) or [
+        n for n in getattr(cls, "__slots__", ()) if not n.startswith("_")
+    ]
     return (
         cls.__name__,
         getattr(value, "_tx_position", None),

@@ -43,9 +43,20 @@ def test_emf_loads_the_lifted_corpus(emf: EmfChecker, tmp_path: Path) -> None:
 def test_emf_loads_instances_made_through_the_api(emf: EmfChecker, tmp_path: Path) -> None:
     mm = lifted(RICH)
     site = mm.create("__config__::Site", name="dc1")
-    server = mm.create("infra::Server", name="web1", os="free-bsd", tags=["a", "a"], load=1, weight=2,
-                       options={"k": [1]}, extra=[1, "x"], labels={"owner": "me"}, admin_port=8080,
-                       motd="hi", site=site)
+    server = mm.create(
+        "infra::Server",
+        name="web1",
+        os="free-bsd",
+        tags=["a", "a"],
+        load=1,
+        weight=2,
+        options={"k": [1]},
+        extra=[1, "x"],
+        labels={"owner": "me"},
+        admin_port=8080,
+        motd="hi",
+        site=site,
+    )
     disk = mm.create("infra::Disk", size_gb=10, server=server)
     peer = mm.create("infra::Machine", name="m1", motd="x", peers=[server])
     ids = {site: "site", server: "web1", disk: "disk", peer: ncname_id("m1")}

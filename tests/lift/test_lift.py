@@ -83,23 +83,33 @@ TYPE_TABLE = [
 
 
 @pytest.mark.parametrize(("name", "etype", "lower", "upper", "unique", "literal", "cf_type"), TYPE_TABLE)
-def test_type_mapping(name: str, etype: str, lower: int, upper: int, unique: bool, literal: str | None,
-                      cf_type: str | None) -> None:
+def test_type_mapping(
+    name: str, etype: str, lower: int, upper: int, unique: bool, literal: str | None, cf_type: str | None
+) -> None:
     feature = lifted(RICH).eattribute("infra::Machine", name)
-    assert (feature.eType.name, feature.lowerBound, feature.upperBound, feature.unique) == (etype, lower, upper,
-                                                                                           unique)
+    assert (feature.eType.name, feature.lowerBound, feature.upperBound, feature.unique) == (
+        etype,
+        lower,
+        upper,
+        unique,
+    )
     assert feature.defaultValueLiteral == literal
     assert lift_module.cf_type_of(feature) == cf_type
 
 
 def test_defaults_that_are_no_ecore_literal_are_annotated() -> None:
     mm = lifted(RICH)
-    details = {n: mm.eattribute("infra::Machine", n).getEAnnotation(lift_module.DEFAULT)
-               for n in ("tags", "motd", "cpus")}
+    details = {
+        n: mm.eattribute("infra::Machine", n).getEAnnotation(lift_module.DEFAULT)
+        for n in ("tags", "motd", "cpus")
+    }
     assert details["tags"].details["value"] == "[]"
     assert details["motd"].details["value"] == '"Welcome to {{name}}"'
     assert details["cpus"] is None
-    assert mm.eattribute("__config__::Site", "alias").getEAnnotation(lift_module.DEFAULT).details["value"] == "null"
+    assert (
+        mm.eattribute("__config__::Site", "alias").getEAnnotation(lift_module.DEFAULT).details["value"]
+        == "null"
+    )
     server = mm.eclass("infra::Server")
     assert dict(server.getEAnnotation(lift_module.DEFAULTS).details) == {"cpus": "4", "motd": "undef"}
     assert [f.name for f in server.eStructuralFeatures] == ["disks", "site"]  # no second cpus
@@ -110,18 +120,27 @@ def test_typedefs_enums_indexes_docs_and_constructors() -> None:
     high = mm.edatatype("infra::high_port")
     assert high.instanceClassName == "java.lang.Long"
     assert dict(high.getEAnnotation(lift_module.TYPEDEF).details) == {
-        "base": "infra::port", "primitive": "int", "condition": "self >= 1024"}
+        "base": "infra::port",
+        "primitive": "int",
+        "condition": "self >= 1024",
+    }
     renamed = mm.edatatype("infra::ip")
     assert renamed.name == "ip_type" and mm.name_of(renamed) == "infra::ip"
     os = mm.eenum("infra::os")
     assert [(lit.name, lit.literal) for lit in os.eLiterals] == [
-        ("unix", "unix"), ("windows", "windows"), ("linux", "linux"), ("free_bsd", "free-bsd")]
+        ("unix", "unix"),
+        ("windows", "windows"),
+        ("linux", "linux"),
+        ("free_bsd", "free-bsd"),
+    ]
     machine = mm.eclass("infra::Machine")
     assert dict(machine.getEAnnotation(lift_module.INDEX).details) == {"1": "name"}
     assert machine.getEAnnotation(lift_module.GENMODEL).details["documentation"] == (
-        "A machine.\n\nEvery machine has a name.")
+        "A machine.\n\nEvery machine has a name."
+    )
     assert dict(mm.package("infra").getEAnnotation(lift_module.CONSTRUCTORS).details) == {
-        "Big": 'infra::Server(cpus=16, tags=["big"])'}
+        "Big": 'infra::Server(cpus=16, tags=["big"])'
+    }
 
 
 def test_relations_become_paired_references() -> None:
@@ -163,14 +182,26 @@ def test_spans_exported_when_asked() -> None:
     assert span.endswith("infra/model/_init.cf:21:8-21:15")
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda mm: mm.eclass("infra::Nope"), "no entity 'infra::Nope' in this metamodel"),
-    (lambda mm: mm.eclass("Machine"), "no entity 'Machine' in this metamodel; did you mean infra::Machine?"),
-    (lambda mm: mm.eattribute("infra::Machine", "peers"), "infra::Machine.peers is a relation, not an attribute"),
-    (lambda mm: mm.ereference("infra::Machine", "name"), "infra::Machine.name is an attribute, not a relation"),
-    (lambda mm: mm.efeature("infra::Machine", "x"), "infra::Machine has no attribute or relation 'x'"),
-    (lambda mm: mm.package("nope"), "no namespace 'nope' in this metamodel"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda mm: mm.eclass("infra::Nope"), "no entity 'infra::Nope' in this metamodel"),
+        (
+            lambda mm: mm.eclass("Machine"),
+            "no entity 'Machine' in this metamodel; did you mean infra::Machine?",
+        ),
+        (
+            lambda mm: mm.eattribute("infra::Machine", "peers"),
+            "infra::Machine.peers is a relation, not an attribute",
+        ),
+        (
+            lambda mm: mm.ereference("infra::Machine", "name"),
+            "infra::Machine.name is an attribute, not a relation",
+        ),
+        (lambda mm: mm.efeature("infra::Machine", "x"), "infra::Machine has no attribute or relation 'x'"),
+        (lambda mm: mm.package("nope"), "no namespace 'nope' in this metamodel"),
+    ],
+)
 def test_lookup_errors(call: object, message: str) -> None:
     with pytest.raises(CfUsageError) as error:
         call(lifted(RICH))  # type: ignore[operator]
@@ -179,9 +210,19 @@ def test_lookup_errors(call: object, message: str) -> None:
 
 def test_instances_through_the_api_round_trip_xmi_and_json(tmp_path: Path) -> None:
     mm = lifted(RICH)
-    server = mm.create("infra::Server", name="web1", os="free-bsd", tags=["a", "a"], load=1, weight=2,
-                       options={"k": [1]}, extra=[1, "x"], labels={"owner": "me"}, admin_port=8080,
-                       motd="hello")
+    server = mm.create(
+        "infra::Server",
+        name="web1",
+        os="free-bsd",
+        tags=["a", "a"],
+        load=1,
+        weight=2,
+        options={"k": [1]},
+        extra=[1, "x"],
+        labels={"owner": "me"},
+        admin_port=8080,
+        motd="hello",
+    )
     disk = mm.create("infra::Disk", size_gb=10, server=server)
     assert mm.get(server, "options") == {"k": [1]}
     assert mm.get(server, "os") == "free-bsd"
@@ -195,8 +236,9 @@ def test_instances_through_the_api_round_trip_xmi_and_json(tmp_path: Path) -> No
     json_format.write(tmp_path / "m.json", [server, disk])
     data = json.loads((tmp_path / "m.json").read_text())
     assert data["roots"][0]["$class"] == "infra:Server"
-    assert canonical.dump_objects(json_format.read(tmp_path / "m.json", mm.resource_set()).roots) == \
-        canonical.dump_objects([server, disk])
+    assert canonical.dump_objects(
+        json_format.read(tmp_path / "m.json", mm.resource_set()).roots
+    ) == canonical.dump_objects([server, disk])
 
 
 def test_written_files_read_back_equal(tmp_path: Path) -> None:
@@ -204,8 +246,11 @@ def test_written_files_read_back_equal(tmp_path: Path) -> None:
     paths = mm.write(tmp_path)
     assert sorted(p.name for p in paths) == ["__config__.ecore", "infra.ecore", "std.ecore"]
     from cfmodel.transforms.ecore_import import read_ecore_files
+
     packages = read_ecore_files(paths)
-    assert canonical.dump_packages(sorted(packages, key=lambda p: p.name)) == canonical.dump_packages(mm.packages)
+    assert canonical.dump_packages(sorted(packages, key=lambda p: p.name)) == canonical.dump_packages(
+        mm.packages
+    )
 
 
 def test_classes_and_enums_are_typed() -> None:
@@ -221,18 +266,26 @@ def test_computed_defaults_are_the_values_the_compiler_gives(tmp_path: Path) -> 
         "    bool same = 1 == true\n"  # a bool is not a number (the old evaluator here said true)
         "    bool member = 1 in [true, 2]\n"
         "    float half = 1 / 2\n"
-        "    string joined = \"a\" + \"b\"\n"
+        '    string joined = "a" + "b"\n'
         "    int eight = 2 ** 3\n"
-        "    bool sub = \"ell\" in \"hello\"\n"
+        '    bool sub = "ell" in "hello"\n'
         "end\n"
         "implement A using std::none\n"
         "A()\n",
         encoding="utf-8",
     )
-    literals = {name: lifted(tmp_path).eattribute("__config__::A", name).defaultValueLiteral
-                for name in ("same", "member", "half", "joined", "eight", "sub")}
-    assert literals == {"same": "false", "member": "false", "half": "0.5", "joined": "ab", "eight": "8",
-                        "sub": "true"}
+    literals = {
+        name: lifted(tmp_path).eattribute("__config__::A", name).defaultValueLiteral
+        for name in ("same", "member", "half", "joined", "eight", "sub")
+    }
+    assert literals == {
+        "same": "false",
+        "member": "false",
+        "half": "0.5",
+        "joined": "ab",
+        "eight": "8",
+        "sub": "true",
+    }
     (instance,) = compile_project(tmp_path).raw_instances
     compiled = {name: instance.slots[name].value for name in literals}  # type: ignore[union-attr]
     assert compiled == {"same": False, "member": False, "half": 0.5, "joined": "ab", "eight": 8, "sub": True}

@@ -32,12 +32,24 @@ def test_a_valid_model_has_no_problems(mm) -> None:  # type: ignore[no-untyped-d
     report = validate([server, *server.disks])
     assert report.ok
     assert str(report) == "3 objects, 0 errors, 0 notes"
-    assert [o.label for o in report.objects] == ['infra::Server[name="web1"]', "infra::Disk #1", "infra::Disk #2"]
+    assert [o.label for o in report.objects] == [
+        'infra::Server[name="web1"]',
+        "infra::Disk #1",
+        "infra::Disk #2",
+    ]
 
 
 def test_every_kind_of_problem_with_its_full_text(mm) -> None:  # type: ignore[no-untyped-def]
-    bad = mm.create("infra::Server", name="Web1", admin_port=80, load=2.0, labels={"team": "x"}, motd="m",
-                    cpus=True, ports=[1])
+    bad = mm.create(
+        "infra::Server",
+        name="Web1",
+        admin_port=80,
+        load=2.0,
+        labels={"team": "x"},
+        motd="m",
+        cpus=True,
+        ports=[1],
+    )
     bad.eSet("options", "not json")
     bad.eSet("extra", '{"not": "a list"}')
     twin = good_server(mm, name="Web1")
@@ -46,31 +58,33 @@ def test_every_kind_of_problem_with_its_full_text(mm) -> None:  # type: ignore[n
     web = mm.create("infra::Web", name="w")
     report = validate([bad, twin, orphan, address, web])
     assert not report.ok
-    assert str(report) == "\n".join([
-        'infra::Server[name="Web1"]: error: name: "Web1" does not match /^[a-z0-9.-]+$/ of infra::hoststring  '
-        "[constraint]",
-        'infra::Server[name="Web1"]: error: cpus: true is not a valid int  [type]',
-        'infra::Server[name="Web1"]: error: load: 2.0 does not satisfy the condition of infra::ratio '
-        "(self >= 0.0 and self <= 1.0)  [constraint]",
-        'infra::Server[name="Web1"]: error: options: "not json" is not valid JSON  [type]',
-        'infra::Server[name="Web1"]: error: extra: JSON "{\\"not\\": \\"a list\\"}" is not a list  [type]',
-        'infra::Server[name="Web1"]: error: labels: {"team": "x"} does not satisfy the condition of '
-        'infra::labels ("owner" in self)  [constraint]',
-        'infra::Server[name="Web1"]: error: admin_port: 80 does not satisfy the condition of infra::high_port '
-        "(self >= 1024)  [constraint]",
-        'infra::Server[name="Web1"]: error: disks: 0 values, expected [1..4]  [bounds]',
-        'infra::Server[name="Web1"] #1: error: name: "Web1" does not match /^[a-z0-9.-]+$/ of infra::hoststring  '
-        "[constraint]",
-        'infra::Server[name="Web1"] #1: error: index infra::Machine(name): same key as infra::Server[name="Web1"]  '
-        "[index]",
-        "infra::Disk #2: error: server: required relation is not set  [bounds]",
-        'infra::IP #3: error: address: "1.2.3.x" does not match /^[0-9.]+$/ of infra::ip  [constraint]',
-        'infra::Web[name="w"]: error: motd: required attribute is not set (its default "Welcome to {{name}}" is '
-        "applied by the compiler only)  [bounds]",
-        'infra::Web[name="w"]: error: disks: 0 values, expected [1..4]  [bounds]',
-        'infra::Web[name="w"]: error: vhost: required attribute is not set  [bounds]',
-        "5 objects, 15 errors, 0 notes",
-    ])
+    assert str(report) == "\n".join(
+        [
+            'infra::Server[name="Web1"]: error: name: "Web1" does not match /^[a-z0-9.-]+$/ of infra::hoststring  '
+            "[constraint]",
+            'infra::Server[name="Web1"]: error: cpus: true is not a valid int  [type]',
+            'infra::Server[name="Web1"]: error: load: 2.0 does not satisfy the condition of infra::ratio '
+            "(self >= 0.0 and self <= 1.0)  [constraint]",
+            'infra::Server[name="Web1"]: error: options: "not json" is not valid JSON  [type]',
+            'infra::Server[name="Web1"]: error: extra: JSON "{\\"not\\": \\"a list\\"}" is not a list  [type]',
+            'infra::Server[name="Web1"]: error: labels: {"team": "x"} does not satisfy the condition of '
+            'infra::labels ("owner" in self)  [constraint]',
+            'infra::Server[name="Web1"]: error: admin_port: 80 does not satisfy the condition of infra::high_port '
+            "(self >= 1024)  [constraint]",
+            'infra::Server[name="Web1"]: error: disks: 0 values, expected [1..4]  [bounds]',
+            'infra::Server[name="Web1"] #1: error: name: "Web1" does not match /^[a-z0-9.-]+$/ of infra::hoststring  '
+            "[constraint]",
+            'infra::Server[name="Web1"] #1: error: index infra::Machine(name): same key as infra::Server[name="Web1"]  '
+            "[index]",
+            "infra::Disk #2: error: server: required relation is not set  [bounds]",
+            'infra::IP #3: error: address: "1.2.3.x" does not match /^[0-9.]+$/ of infra::ip  [constraint]',
+            'infra::Web[name="w"]: error: motd: required attribute is not set (its default "Welcome to {{name}}" is '
+            "applied by the compiler only)  [bounds]",
+            'infra::Web[name="w"]: error: disks: 0 values, expected [1..4]  [bounds]',
+            'infra::Web[name="w"]: error: vhost: required attribute is not set  [bounds]',
+            "5 objects, 15 errors, 0 notes",
+        ]
+    )
     assert [p.kind for p in report.of(orphan).problems] == ["bounds"]
 
 
@@ -78,26 +92,31 @@ def test_the_typedef_chain_checks_the_base_first(mm) -> None:  # type: ignore[no
     server = good_server(mm, admin_port=70000)
     problems = validate([server, *server.disks]).of(server).problems
     assert [str(p) for p in problems] == [
-        "admin_port: 70000 does not satisfy the condition of infra::port (self > 0 and self < 65536)  [constraint]"]
+        "admin_port: 70000 does not satisfy the condition of infra::port (self > 0 and self < 65536)  [constraint]"
+    ]
 
 
 def test_out_of_java_range_is_a_type_problem(mm) -> None:  # type: ignore[no-untyped-def]
     server = good_server(mm, cpus=2**70)
     assert [str(p) for p in validate(server).of(server).problems] == [
-        "cpus: 1180591620717411303424 is not a valid ELongObject (the Ecore type of ELongObject)  [type]"]
+        "cpus: 1180591620717411303424 is not a valid ELongObject (the Ecore type of ELongObject)  [type]"
+    ]
 
 
 def test_plugin_conditions_are_not_checked_without_a_runtime(tmp_path: Path) -> None:
     (tmp_path / "main.cf").write_text(
-        'typedef b64 as string matching std::is_base64_encoded(self)\n'
-        "entity Blob:\n    b64 data\nend\n", encoding="utf-8")
+        "typedef b64 as string matching std::is_base64_encoded(self)\nentity Blob:\n    b64 data\nend\n",
+        encoding="utf-8",
+    )
     mm = load_metamodel(tmp_path)
     blob = mm.create("__config__::Blob", data="eA==")
     report = validate(blob)
     assert report.ok
-    assert str(report) == ("__config__::Blob #0: note: data: the condition of __config__::b64 was not checked: "
-                           "plugin call std::is_base64_encoded(...) needs a plugin runtime  [not-checked]\n"
-                           "1 objects, 0 errors, 1 note")
+    assert str(report) == (
+        "__config__::Blob #0: note: data: the condition of __config__::b64 was not checked: "
+        "plugin call std::is_base64_encoded(...) needs a plugin runtime  [not-checked]\n"
+        "1 objects, 0 errors, 1 note"
+    )
     checked = validate(blob, plugins={"std::is_base64_encoded": lambda s: s.endswith("==")})
     assert checked.ok and checked.problems == []
     failing = validate(blob, plugins={"std::is_base64_encoded": lambda s: False})
@@ -165,25 +184,53 @@ CREATED = "main.cf:16:3: error: attribute '{}' of __config__::A instance (create
     ("attribute", "source", "value", "compiled", "validated"),
     [
         # inmanta-core 14 takes true here (a bool is an int there); cfmodel's two evaluators do not
-        ("b", "true", True, CREATED.format("b") + "true does not satisfy typedef __config__::one  [typedef]",
-         "true does not satisfy the condition of __config__::one (self == 1)"),
-        ("s", '"a"', "a", "main.cf:2:34: error: '<' compares numbers, not string \"a\" and string \"m\"  [type-error]",
-         'the condition of __config__::early cannot be evaluated for "a": '
-         "'<' compares numbers, not string \"a\" and string \"m\""),
-        ("l", "[2]", "[2]", "main.cf:3:36: error: [...] looks up a key in a dict; [2] is list  [type-error]",
-         "the condition of __config__::first_big cannot be evaluated for [2]: "
-         "[...] looks up a key in a dict; [2] is list"),
-        ("t", "[true]", "[true]",
-         CREATED.format("t") + "[true] does not satisfy typedef __config__::tagged  [typedef]",
-         "[true] does not satisfy the condition of __config__::tagged (1 in self)"),
+        (
+            "b",
+            "true",
+            True,
+            CREATED.format("b") + "true does not satisfy typedef __config__::one  [typedef]",
+            "true does not satisfy the condition of __config__::one (self == 1)",
+        ),
+        (
+            "s",
+            '"a"',
+            "a",
+            'main.cf:2:34: error: \'<\' compares numbers, not string "a" and string "m"  [type-error]',
+            'the condition of __config__::early cannot be evaluated for "a": '
+            '\'<\' compares numbers, not string "a" and string "m"',
+        ),
+        (
+            "l",
+            "[2]",
+            "[2]",
+            "main.cf:3:36: error: [...] looks up a key in a dict; [2] is list  [type-error]",
+            "the condition of __config__::first_big cannot be evaluated for [2]: "
+            "[...] looks up a key in a dict; [2] is list",
+        ),
+        (
+            "t",
+            "[true]",
+            "[true]",
+            CREATED.format("t") + "[true] does not satisfy typedef __config__::tagged  [typedef]",
+            "[true] does not satisfy the condition of __config__::tagged (1 in self)",
+        ),
         ("t", "[1.0]", "[1.0]", None, None),
         ("p", "80", 80, None, None),
-        ("p", "0", 0, CREATED.format("p") + "0 does not satisfy typedef __config__::port  [typedef]",
-         "0 does not satisfy the condition of __config__::port (self > 0 and self < 65536)"),
+        (
+            "p",
+            "0",
+            0,
+            CREATED.format("p") + "0 does not satisfy typedef __config__::port  [typedef]",
+            "0 does not satisfy the condition of __config__::port (self > 0 and self < 65536)",
+        ),
         ("d", '{"owner": "ops"}', '{"owner": "ops"}', None, None),
-        ("d", '{"owner": null}', '{"owner": null}',
-         CREATED.format("d") + '{"owner": null} does not satisfy typedef __config__::has_owner  [typedef]',
-         '{"owner": null} does not satisfy the condition of __config__::has_owner (self["owner"] is defined)'),
+        (
+            "d",
+            '{"owner": null}',
+            '{"owner": null}',
+            CREATED.format("d") + '{"owner": null} does not satisfy typedef __config__::has_owner  [typedef]',
+            '{"owner": null} does not satisfy the condition of __config__::has_owner (self["owner"] is defined)',
+        ),
     ],
 )
 def test_typedef_conditions_are_judged_as_the_compiler_judges_them(

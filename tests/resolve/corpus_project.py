@@ -27,7 +27,7 @@ STUB_MODULES = {
     "files/model/_init.cf": "entity Directory:\n    string path\nend\n\nentity SystemdUnitFile:\nend\n",
     "files/model/systemd_unit.cf": "",
 }
-STD_COMPAT = '\n# stand-in (tests/resolve/corpus_project.py): mysql 0.6.15 relates to std::Service\nentity Service:\nend\n'
+STD_COMPAT = "\n# stand-in (tests/resolve/corpus_project.py): mysql 0.6.15 relates to std::Service\nentity Service:\nend\n"
 
 
 def build_corpus_project(root: Path) -> list[str]:

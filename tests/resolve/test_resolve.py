@@ -42,7 +42,9 @@ def write_project(root: Path, source: str) -> None:
             (root / "libs" / parts[1] / "module.yaml").write_text(f"name: {parts[1]}\n", encoding="utf-8")
 
 
-def resolve_case(root: Path, source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[LinkedProgram | None, str]:
+def resolve_case(
+    root: Path, source: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[LinkedProgram | None, str]:
     write_project(root, source)
     monkeypatch.chdir(root)
     try:
@@ -54,7 +56,9 @@ def resolve_case(root: Path, source: str, monkeypatch: pytest.MonkeyPatch) -> tu
 
 
 @pytest.mark.parametrize("case", ALL, ids=[f"{c.file.stem}:{c.name}" for c in ALL])
-def test_resolve_case(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update_golden: bool) -> None:
+def test_resolve_case(
+    case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update_golden: bool
+) -> None:
     _, actual = resolve_case(tmp_path, case.source, monkeypatch)
     if update_golden:
         rewrite_case(case, actual)

@@ -73,7 +73,9 @@ def test_a_killed_writer_leaves_the_old_file(tmp_path: Path) -> None:
         "    time.sleep(60)\n"
     )
     root = Path(__file__).resolve().parents[2]
-    with subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, cwd=root) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, cwd=root
+    ) as proc:
         try:
             assert proc.stdout is not None and proc.stdout.readline() == b"writing\n"
         finally:

@@ -37,8 +37,10 @@ def internal_state(roots: list[EObject], ids: dict[EObject, str]) -> list[str]:
         out.append(f"{paths(obj)} isset={sorted(f.name for f in obj._isset)}")
         cont = obj._container
         feature = obj._containment_feature
-        out.append(f"  container={paths(cont) if isinstance(cont, EObject) else cont}"
-                   f" via {feature.name if feature is not None else None}")
+        out.append(
+            f"  container={paths(cont) if isinstance(cont, EObject) else cont}"
+            f" via {feature.name if feature is not None else None}"
+        )
         out.append(f"  inverse={sorted((paths(o), f.name) for o, f in obj._inverse_rels)}")
         out.append(f"  listeners={len(obj.listeners)} eternal={len(obj._eternal_listener)}")
         for f in model.all_features(obj.eClass):
@@ -89,7 +91,9 @@ def _edit(roots: list[EObject]) -> list[str]:
     """Edits through PyEcore's API; returns the notifications seen on the first root."""
     web0, web1, cluster = roots[0], roots[1], roots[-1]
     seen: list[str] = []
-    listener = type("L", (), {"notifyChanged": lambda self, n: seen.append(f"{n.kind.name} {n.feature.name}")})
+    listener = type(
+        "L", (), {"notifyChanged": lambda self, n: seen.append(f"{n.kind.name} {n.feature.name}")}
+    )
     web0.listeners.append(listener())
     web0.name = "renamed"
     web0.peers.remove(web1)  # an opposite: web1.peerOf loses web0
@@ -135,12 +139,15 @@ def _odd_package() -> tuple[EPackage, EClass]:
     return pkg, c
 
 
-@pytest.mark.parametrize("s, i, d", [
-    ('<&>"\n\r\t', 0, 0.0),
-    (Shout("a&b"), Level.LOW, math.nan),
-    ("plain", 2**31 - 1, -math.inf),
-    ("é ü 𝄞", -(2**31), 1e300),
-])
+@pytest.mark.parametrize(
+    "s, i, d",
+    [
+        ('<&>"\n\r\t', 0, 0.0),
+        (Shout("a&b"), Level.LOW, math.nan),
+        ("plain", 2**31 - 1, -math.inf),
+        ("é ü 𝄞", -(2**31), 1e300),
+    ],
+)
 def test_generated_head_equals_general_head(s: str, i: int, d: float) -> None:
     _pkg, c = _odd_package()
     obj = c(s=s, i=i, d=d)
@@ -173,8 +180,9 @@ def test_values_stored_around_pyecore_are_written_by_the_general_head() -> None:
 # ---- generated validation against the detailed one --------------------------------------
 
 
-def _problems(roots: list[EObject], ids: dict[EObject, str], fast: bool,
-              monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def _problems(
+    roots: list[EObject], ids: dict[EObject, str], fast: bool, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
     with monkeypatch.context() as m:
         if not fast:
             m.setattr(validate._Rules, "__init__", _always_slow)
@@ -200,8 +208,12 @@ def _breakages() -> Iterator[tuple[str, Any]]:
     yield "illegal character", lambda roots: _force(roots[2], "name", "a\x01b")
     yield "bad float", lambda roots: _force(roots[0], "load", "1.5")
     yield "bad list item", lambda roots: roots[0].tags.append("\x00")
-    yield "outside target", lambda roots: _force(roots[0], "primary", roots[0].eClass.ePackage
-                                                    .getEClassifier("File")(name="stray"))
+    yield (
+        "outside target",
+        lambda roots: _force(
+            roots[0], "primary", roots[0].eClass.ePackage.getEClassifier("File")(name="stray")
+        ),
+    )
     yield "unpaired opposite", lambda roots: OrderedSet.clear(roots[1].__dict__["peerOf"])  # around PyEcore
     yield "container missing", lambda roots: _force(roots[0].files[0], "host", None)
 
@@ -249,8 +261,11 @@ def test_the_checked_writer_refuses_exactly_what_validation_refuses(
     assert [n.message for n in exc.value.notes] == expected
 
 
-@pytest.mark.parametrize("value", [Shout("x"), Level.LOW, True, 2**31, math.inf, "a\x00", "&<>"],
-                         ids=["str-subclass", "int-subclass", "bool", "int-overflow", "inf", "nul", "escapes"])
+@pytest.mark.parametrize(
+    "value",
+    [Shout("x"), Level.LOW, True, 2**31, math.inf, "a\x00", "&<>"],
+    ids=["str-subclass", "int-subclass", "bool", "int-overflow", "inf", "nul", "escapes"],
+)
 def test_checked_literals_agree_with_codec_checks(value: Any) -> None:
     _pkg, c = _odd_package()
     obj = c()
@@ -324,12 +339,18 @@ def test_references_set_while_reading_equal_the_deferred_pass(monkeypatch: pytes
     assert results[0] == results[1]
     dump = results[0][0]
     assert dump[dump.index("b : http://cfmodel.example/l#//N") + 3] == "  other = @a"  # /0: the first root
-    assert dump[dump.index("a\tb : http://cfmodel.example/l#//N") + 2] == "  next = @b"  # "a b": the last token
+    assert (
+        dump[dump.index("a\tb : http://cfmodel.example/l#//N") + 2] == "  next = @b"
+    )  # "a b": the last token
 
 
 def test_printable_strings_without_spaces_are_single_tokens() -> None:
     """What lets the reader skip `str.split` for a reference (see `_create_source`)."""
-    odd = [chr(c) for c in range(0x110000) if chr(c).isprintable() and chr(c) != " " and chr(c).split() != [chr(c)]]
+    odd = [
+        chr(c)
+        for c in range(0x110000)
+        if chr(c).isprintable() and chr(c) != " " and chr(c).split() != [chr(c)]
+    ]
     assert odd == []
 
 
@@ -421,10 +442,14 @@ def test_the_inverse_index_is_made_when_first_read(first: str) -> None:
 def test_the_fast_head_writes_what_the_general_lines_write(monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = EPackage("fast", nsURI="http://cfmodel.example/fast", nsPrefix="fast")
     node = EClass("Node")
-    node.eStructuralFeatures += [EAttribute("name", EString), EAttribute("size", EInt),
-                                 EAttribute("weight", EDouble), EReference("next", node)]
+    node.eStructuralFeatures += [
+        EAttribute("name", EString),
+        EAttribute("size", EInt),
+        EAttribute("weight", EDouble),
+        EReference("next", node),
+    ]
     pkg.eClassifiers.append(node)
-    names = ["plain", "a b", "x&y", "quo\"te", "tab\t", "ünï", ""]
+    names = ["plain", "a b", "x&y", 'quo"te', "tab\t", "ünï", ""]
     values: list[Any] = [0, -5, 2**31 - 1, 7]
     weights = [0.5, 1e16, float("inf"), float("nan"), -0.0]
     roots: list[Any] = []
@@ -453,14 +478,20 @@ def test_isset_of_read_objects_is_made_from_their_holders(few: int, monkeypatch:
     pkg = EPackage("lazy", nsURI="http://cfmodel.example/lazy", nsPrefix="lazy")
     node = EClass("Node")
     tags = EAttribute("tags", EString, upper=-1)
-    node.eStructuralFeatures += [EAttribute("name", EString), EAttribute("size", EInt), tags,
-                                 EReference("next", node)]
+    node.eStructuralFeatures += [
+        EAttribute("name", EString),
+        EAttribute("size", EInt),
+        tags,
+        EReference("next", node),
+    ]
     pkg.eClassifiers.append(node)
     rset = ResourceSet()
     ecore.from_bytes(ecore.to_bytes(pkg), "m.ecore", rset)
-    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
-            ' xmlns:lazy="http://cfmodel.example/lazy">\n  <lazy:Node xmi:id="a" tags="t u" name="x"/>\n'
-            '  <lazy:Node xmi:id="b" next="a" size="3"/>\n</xmi:XMI>\n')
+    text = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
+        ' xmlns:lazy="http://cfmodel.example/lazy">\n  <lazy:Node xmi:id="a" tags="t u" name="x"/>\n'
+        '  <lazy:Node xmi:id="b" next="a" size="3"/>\n</xmi:XMI>\n'
+    )
     a, b = xmi.from_bytes(text.encode(), rset).roots
     f = {x.name: x for x in a.eClass.eStructuralFeatures}
     assert "_isset" in vars(a) and "_isset" not in vars(b)  # a's made while reading (tags)

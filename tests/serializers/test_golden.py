@@ -38,8 +38,12 @@ def _tree() -> tuple[list[EPackage], list[EObject], Callable[[EObject], str | No
     return [base, app], tree_model(base, app), None
 
 
-CASES: dict[str, Case] = {"infra": _infra, "infra-positional": _infra_positional, "infra-one": _infra_one,
-                          "tree": _tree}
+CASES: dict[str, Case] = {
+    "infra": _infra,
+    "infra-positional": _infra_positional,
+    "infra-one": _infra_one,
+    "tree": _tree,
+}
 
 
 @pytest.mark.parametrize("module", [xmi, json], ids=["xmi", "json"])
@@ -58,10 +62,13 @@ def test_instance_files_are_byte_identical_and_read_back(case: str, module: obje
     assert canonical.dump_objects(doc.roots, doc.ids) == canonical.dump_objects(roots, ids)
 
 
-@pytest.mark.parametrize("name, pkg", [
-    ("infra.ecore", lambda: infra_package()),
-    ("tree-base.ecore", lambda: tree_packages()[0]),
-    ("tree-app.ecore", lambda: tree_packages()[1]),
-])
+@pytest.mark.parametrize(
+    "name, pkg",
+    [
+        ("infra.ecore", lambda: infra_package()),
+        ("tree-base.ecore", lambda: tree_packages()[0]),
+        ("tree-app.ecore", lambda: tree_packages()[1]),
+    ],
+)
 def test_metamodel_files_are_byte_identical(name: str, pkg: Callable[[], EPackage]) -> None:
     assert ecore.to_bytes(pkg()) == (GOLDEN / name).read_bytes()

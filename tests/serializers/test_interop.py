@@ -32,10 +32,12 @@ def test_emf_written_xmi_reads_as_the_sample(name: str, id_of: object) -> None:
 def test_emf_written_files_naming_each_other_read_as_the_sample() -> None:
     rset = ResourceSet()
     base, app = tree_packages()
-    assert canonical.dump_packages(ecore.read(INTEROP / "tree-base.ecore", rset).roots) == \
-        canonical.dump_packages([base])
-    assert canonical.dump_packages(ecore.read(INTEROP / "tree-app.ecore", rset).roots) == \
-        canonical.dump_packages([app])
+    assert canonical.dump_packages(
+        ecore.read(INTEROP / "tree-base.ecore", rset).roots
+    ) == canonical.dump_packages([base])
+    assert canonical.dump_packages(
+        ecore.read(INTEROP / "tree-app.ecore", rset).roots
+    ) == canonical.dump_packages([app])
     doc = xmi.read(INTEROP / "tree.xmi", rset)
     assert canonical.dump_objects(doc.roots) == canonical.dump_objects(tree_model(base, app))
 

@@ -47,7 +47,10 @@ def test_pitfall_2_default_equal_values_are_written_in_every_format(module: obje
     ecore.from_bytes(ecore.to_bytes(pkg), "d.ecore", rset)
     back = module.from_bytes(module.to_bytes(roots), rset).roots  # type: ignore[attr-defined]
     assert [(o.eIsSet("port"), o.port, o.eIsSet("count")) for o in back] == [
-        (True, 0, True), (True, 80, False), (False, 80, False)]
+        (True, 0, True),
+        (True, 80, False),
+        (False, 80, False),
+    ]
 
 
 def test_pitfall_2_python_default_value_becomes_the_literal() -> None:
@@ -55,17 +58,33 @@ def test_pitfall_2_python_default_value_becomes_the_literal() -> None:
     EMF must read ``defaultValueLiteral="80"``; a default EMF assumes anyway is left out."""
     pkg = EPackage("d", nsURI="http://cfmodel.example/d", nsPrefix="d")
     svc = EClass("Service")
-    svc.eStructuralFeatures += [EAttribute("port", EInt, default_value=80), EAttribute("count", EInt, default_value=0),
-                                EAttribute("label", EString, default_value="none"),
-                                EAttribute("both", EInt, default_value=1, defaultValueLiteral="2")]
+    svc.eStructuralFeatures += [
+        EAttribute("port", EInt, default_value=80),
+        EAttribute("count", EInt, default_value=0),
+        EAttribute("label", EString, default_value="none"),
+        EAttribute("both", EInt, default_value=1, defaultValueLiteral="2"),
+    ]
     pkg.eClassifiers.append(svc)
     text = ecore.to_bytes(pkg).decode()
-    assert 'name="port" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EInt" defaultValueLiteral="80"' in text
-    assert 'name="label" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EString" defaultValueLiteral="none"' in text
+    assert (
+        'name="port" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EInt" defaultValueLiteral="80"'
+        in text
+    )
+    assert (
+        'name="label" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EString" defaultValueLiteral="none"'
+        in text
+    )
     assert 'name="count" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EInt"/>' in text
-    assert 'defaultValueLiteral="2"' in text and 'defaultValueLiteral="1"' not in text  # PyEcore, too, prefers the literal
+    assert (
+        'defaultValueLiteral="2"' in text and 'defaultValueLiteral="1"' not in text
+    )  # PyEcore, too, prefers the literal
     read = ecore.from_bytes(text.encode(), "d.ecore", ResourceSet()).roots[0].getEClassifier("Service")()
-    assert (read.port, read.count, read.label, read.both) == (svc().port, svc().count, svc().label, svc().both)
+    assert (read.port, read.count, read.label, read.both) == (
+        svc().port,
+        svc().count,
+        svc().label,
+        svc().both,
+    )
     bad = EAttribute("other", EInt, default_value="eighty")
     svc.eStructuralFeatures.append(bad)
     with pytest.raises(CfSerializationError, match="default value 'eighty' is not a valid EInt"):
@@ -124,8 +143,12 @@ def test_pitfall_4_nothing_is_written_when_invalid(tmp_path: Path) -> None:
 def test_pitfall_5_metamodels_emf_rejects_are_refused() -> None:
     pkg = EPackage("bad name", nsURI=None, nsPrefix=None)
     c = EClass("Thing")
-    c.eStructuralFeatures += [EAttribute("x", EString), EAttribute("x", EInt), EAttribute("untyped"),
-                              EAttribute("X", EString)]
+    c.eStructuralFeatures += [
+        EAttribute("x", EString),
+        EAttribute("x", EInt),
+        EAttribute("untyped"),
+        EAttribute("X", EString),
+    ]
     d = EClass("Other")
     d.eStructuralFeatures.append(EReference("r"))
     pkg.eClassifiers += [c, d, EClass("Thing")]
@@ -133,10 +156,16 @@ def test_pitfall_5_metamodels_emf_rejects_are_refused() -> None:
         ecore.to_bytes(pkg)
     notes = "\n".join(_notes(exc))
     assert exc.value.code == "invalid-metamodel"
-    for expected in ("name 'bad name' is not a well-formed identifier", "nsURI None is missing",
-                     "nsPrefix None is missing", "feature 'x' and 'x' have the same name",
-                     "'x' and 'X' have names that differ only in case", "attribute has no data type",
-                     "reference type", "classifier 'Thing' and 'Thing' have the same name"):
+    for expected in (
+        "name 'bad name' is not a well-formed identifier",
+        "nsURI None is missing",
+        "nsPrefix None is missing",
+        "feature 'x' and 'x' have the same name",
+        "'x' and 'X' have names that differ only in case",
+        "attribute has no data type",
+        "reference type",
+        "classifier 'Thing' and 'Thing' have the same name",
+    ):
         assert expected in notes
 
 
@@ -170,8 +199,10 @@ def test_pitfall_6_a_missing_side_is_added_once() -> None:
     pkg, _node = _peers_package()
     rset = ResourceSet()
     ecore.from_bytes(ecore.to_bytes(pkg), "p.ecore", rset)
-    one_sided = (b'{"format": "cfmodel-instances", "version": 1, "packages": {"p": "http://cfmodel.example/p"},'
-                 b' "roots": [{"$class": "p:Node", "name": "a", "out": ["/1"]}, {"$class": "p:Node", "name": "b"}]}')
+    one_sided = (
+        b'{"format": "cfmodel-instances", "version": 1, "packages": {"p": "http://cfmodel.example/p"},'
+        b' "roots": [{"$class": "p:Node", "name": "a", "out": ["/1"]}, {"$class": "p:Node", "name": "b"}]}'
+    )
     a, b = json.from_bytes(one_sided, rset).roots
     assert list(b.__getattribute__("in")) == [a] and list(a.out) == [b]
 
@@ -187,9 +218,11 @@ def test_pitfall_6_a_missing_side_is_added_once_from_xmi() -> None:
     pkg, _node = _peers_package()
     rset = ResourceSet()
     ecore.from_bytes(ecore.to_bytes(pkg), "p.ecore", rset)
-    one_sided = (b'<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
-                 b' xmlns:p="http://cfmodel.example/p"><p:Node name="a" out="/1 /1"/><p:Node name="b" in="/0"/>'
-                 b'<p:Node name="c" in="/0"/></xmi:XMI>')
+    one_sided = (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
+        b' xmlns:p="http://cfmodel.example/p"><p:Node name="a" out="/1 /1"/><p:Node name="b" in="/0"/>'
+        b'<p:Node name="c" in="/0"/></xmi:XMI>'
+    )
     a, b, c = xmi.from_bytes(one_sided, rset).roots
     assert list(a.out) == [b, c]  # listed once (a repeat in a unique list is dropped), c added from its side
     assert list(b.__getattribute__("in")) == [a] and list(c.__getattribute__("in")) == [a]

@@ -47,7 +47,7 @@ def test_single_root_is_the_document_element() -> None:
     pkg = infra_package()
     host = infra_model(pkg, hosts=1)[0]  # peers itself: a one-host ring
     text = xmi.to_bytes([host]).decode()
-    assert "<infra:Host xmi:version=\"2.0\"" in text and "xmi:XMI" not in text
+    assert '<infra:Host xmi:version="2.0"' in text and "xmi:XMI" not in text
     assert 'primary="//@files.0"' in text
 
 

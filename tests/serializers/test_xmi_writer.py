@@ -43,8 +43,11 @@ def _package() -> tuple[EPackage, EClass, EClass]:
     pkg = EPackage("w", nsURI="http://cfmodel.example/w", nsPrefix="w")
     node = EClass("Node")
     node.eStructuralFeatures += [
-        EAttribute("name", EString), EAttribute("size", EInt), EAttribute("weight", EDouble),
-        EAttribute("enabled", EBoolean), EReference("next", node),
+        EAttribute("name", EString),
+        EAttribute("size", EInt),
+        EAttribute("weight", EDouble),
+        EAttribute("enabled", EBoolean),
+        EReference("next", node),
     ]
     pair = EClass("Pair")
     mate, mate_of = EReference("mate", pair), EReference("mateOf", pair)
@@ -57,10 +60,16 @@ def _package() -> tuple[EPackage, EClass, EClass]:
     right.eStructuralFeatures += [EAttribute("name", EString), to_left]
     item = EClass("Item", abstract=True)
     item.eStructuralFeatures.append(EAttribute("name", EString))
-    box, leaf, other = EClass("Box", superclass=(item,)), EClass("Leaf", superclass=(item,)), EClass(
-        "Other", superclass=(item,))
-    box.eStructuralFeatures += [EReference("items", item, upper=-1, containment=True),
-                                EReference("one", item, containment=True), EAttribute("tags", EString, upper=-1)]
+    box, leaf, other = (
+        EClass("Box", superclass=(item,)),
+        EClass("Leaf", superclass=(item,)),
+        EClass("Other", superclass=(item,)),
+    )
+    box.eStructuralFeatures += [
+        EReference("items", item, upper=-1, containment=True),
+        EReference("one", item, containment=True),
+        EAttribute("tags", EString, upper=-1),
+    ]
     leaf.eStructuralFeatures += [EAttribute("size", EInt), EReference("see", item)]
     other.eStructuralFeatures.append(EAttribute("weight", EDouble))
     pkg.eClassifiers.extend([node, pair, left, right, item, box, leaf, other])
@@ -212,10 +221,22 @@ def _documents() -> dict[str, Callable[[], tuple[list[EObject], Callable[[EObjec
         roots = _nodes(node, 1)
         return roots, lambda o: "only"
 
-    return {"one-class": one_class, "full": full, "full-partly-named": full_partly_named,
-            "opposites": opposites, "nested": nested, "nested-single-root": nested_single_root,
-            "nested-positional": nested_positional, "tree": tree, "infra": infra, "partly-named": partly_named, "positional": positional,
-            "classes-mixed": classes_mixed, "pairs": pairs, "single-root": single}
+    return {
+        "one-class": one_class,
+        "full": full,
+        "full-partly-named": full_partly_named,
+        "opposites": opposites,
+        "nested": nested,
+        "nested-single-root": nested_single_root,
+        "nested-positional": nested_positional,
+        "tree": tree,
+        "infra": infra,
+        "partly-named": partly_named,
+        "positional": positional,
+        "classes-mixed": classes_mixed,
+        "pairs": pairs,
+        "single-root": single,
+    }
 
 
 def _general_bytes(roots: list[EObject], ids: dict[EObject, str]) -> tuple[bytes, bytes]:
@@ -255,11 +276,17 @@ def test_nested_objects_are_written_in_document_order(name: str) -> None:
     objects = list(canonical.walk(roots))
     assert [e.get("name") for e in elements] == [o.name for o in objects]
     features = [o.eContainmentFeature() for o in objects]
-    assert [e.tag for e in elements] == [f.name if f is not None else f"{{{o.eClass.ePackage.nsURI}}}{o.eClass.name}"
-                                         for o, f in zip(objects, features, strict=True)]
+    assert [e.tag for e in elements] == [
+        f.name if f is not None else f"{{{o.eClass.ePackage.nsURI}}}{o.eClass.name}"
+        for o, f in zip(objects, features, strict=True)
+    ]
     lines = xmi.to_bytes(roots, xmi.XmiOptions(id_of=id_of)).decode().splitlines()
-    starts = [line for line in lines if line.lstrip().startswith("<") and not line.lstrip().startswith(
-        ("</", "<tags>", "<?xml", "<xmi:XMI"))]
+    starts = [
+        line
+        for line in lines
+        if line.lstrip().startswith("<")
+        and not line.lstrip().startswith(("</", "<tags>", "<?xml", "<xmi:XMI"))
+    ]
     top = 0 if len(roots) == 1 else 1
     assert [len(line) - len(line.lstrip(" ")) for line in starts] == [2 * (_depth(o) + top) for o in objects]
 
@@ -297,7 +324,9 @@ def test_a_target_outside_the_document_is_refused(naming: str) -> None:
         roots[0].next = stray
 
     def id_of(o: EObject) -> str | None:
-        if naming in ("none", "single-root") or (naming == "targets-unnamed" and o.name in ("node30", "stray")):
+        if naming in ("none", "single-root") or (
+            naming == "targets-unnamed" and o.name in ("node30", "stray")
+        ):
             return None
         return f"n{o.name}"
 
@@ -325,8 +354,11 @@ def test_a_proxy_of_a_document_object_is_not_in_the_document(naming: str, kind: 
     id_of = names.get if naming == "all" else (lambda o: None)
     notes = _notes(roots, id_of)
     assert notes == _validate_notes(roots, id_of)
-    assert any(n.startswith(f"{roots[6].eClass.name} {'n6' if naming == 'all' else '#6'}.{feature}: target <pyecore"
-                            ) and n.endswith("is not an object of this document") for n in notes)
+    assert any(
+        n.startswith(f"{roots[6].eClass.name} {'n6' if naming == 'all' else '#6'}.{feature}: target <pyecore")
+        and n.endswith("is not an object of this document")
+        for n in notes
+    )
 
 
 def test_objects_that_hash_by_value_are_checked_by_identity() -> None:
@@ -355,12 +387,15 @@ def test_objects_that_hash_by_value_are_checked_by_identity() -> None:
         assert len(notes) == 1 and ".next: target " in notes[0]
 
 
-@pytest.mark.parametrize("ident, expected", [
-    ("n7", "id 'n7' is given to two objects (Node, Node)"),
-    ("7n", "id '7n' of a Node is not an XML NCName (use base.ncname_id)"),
-    ("a:b", "id 'a:b' of a Node is not an XML NCName (use base.ncname_id)"),
-    ("é", None),  # a non-ASCII NCName: valid
-])
+@pytest.mark.parametrize(
+    "ident, expected",
+    [
+        ("n7", "id 'n7' is given to two objects (Node, Node)"),
+        ("7n", "id '7n' of a Node is not an XML NCName (use base.ncname_id)"),
+        ("a:b", "id 'a:b' of a Node is not an XML NCName (use base.ncname_id)"),
+        ("é", None),  # a non-ASCII NCName: valid
+    ],
+)
 def test_bad_ids_in_a_run_are_refused_with_validates_text(ident: str, expected: str | None) -> None:
     _pkg, node, _pair = _package()
     roots = _nodes(node, 40)
@@ -382,17 +417,30 @@ def test_an_unset_required_feature_in_a_run_is_refused() -> None:
     names = {o: f"p{i}" for i, o in enumerate(roots)}
     notes = _notes(roots, names.get)
     assert notes == _validate_notes(roots, names.get)
-    assert notes == ["Pair p17.name: required feature is not set", "Pair p21.name: required feature is not set"]
+    assert notes == [
+        "Pair p17.name: required feature is not set",
+        "Pair p21.name: required feature is not set",
+    ]
 
 
-_BAD = [("size", 2**31), ("size", -(2**31) - 1), ("size", True), ("size", 1.0), ("weight", "1.5"),
-        ("weight", [1.0]), ("name", "a\x01b"), ("name", b"x"), ("enabled", 1)]
+_BAD = [
+    ("size", 2**31),
+    ("size", -(2**31) - 1),
+    ("size", True),
+    ("size", 1.0),
+    ("weight", "1.5"),
+    ("weight", [1.0]),
+    ("name", "a\x01b"),
+    ("name", b"x"),
+    ("enabled", 1),
+]
 
 
 @pytest.mark.parametrize("make", [_nodes, _full_nodes], ids=["varied", "full"])
 @pytest.mark.parametrize("feature, value", _BAD, ids=[f"{f}={v!r}" for f, v in _BAD])
-def test_a_bad_value_in_a_run_is_refused(make: Callable[[EClass, int], list[EObject]], feature: str,
-                                         value: Any) -> None:
+def test_a_bad_value_in_a_run_is_refused(
+    make: Callable[[EClass, int], list[EObject]], feature: str, value: Any
+) -> None:
     """One problem per document: any problem hands the whole document over to `validate`,
     which would report a problem the fast path missed."""
     _pkg, node, _pair = _package()
@@ -413,8 +461,10 @@ def test_an_unpaired_opposite_in_a_run_is_refused() -> None:
     names = {o: f"p{i}" for i, o in enumerate(roots)}
     notes = _notes(roots, names.get)
     assert notes == _validate_notes(roots, names.get)
-    assert notes == ["Pair p4.mate: target Pair does not list it back in mateOf",
-                     "Pair p5.mateOf: target Pair does not list it back in mate"]
+    assert notes == [
+        "Pair p4.mate: target Pair does not list it back in mateOf",
+        "Pair p5.mateOf: target Pair does not list it back in mate",
+    ]
 
 
 def test_an_unpaired_single_opposite_in_a_run_is_refused() -> None:
@@ -424,8 +474,10 @@ def test_an_unpaired_single_opposite_in_a_run_is_refused() -> None:
     names = {o: f"o{i}" for i, o in enumerate(roots)}
     notes = _notes(roots, names.get)
     assert notes == _validate_notes(roots, names.get)
-    assert notes == ["Left o3.right: target Right does not list it back in left",
-                     "Right o13.left: target Left does not list it back in right"]
+    assert notes == [
+        "Left o3.right: target Right does not list it back in left",
+        "Right o13.left: target Left does not list it back in right",
+    ]
 
 
 class _Loud(str):

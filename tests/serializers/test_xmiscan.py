@@ -53,10 +53,18 @@ def scan_package() -> EPackage:
     member_of = EReference("group", group)
     items.eOpposite = member_of
     item.eStructuralFeatures += [
-        EAttribute("name", EString), EAttribute("count", EInt), EAttribute("big", ELong),
-        EAttribute("ratio", EDouble), EAttribute("flag", EBoolean), EAttribute("state", state),
-        EAttribute("when", EDate), EAttribute("price", EBigDecimal), EAttribute("tags", EString, upper=-1),
-        EReference("next", item), EReference("peers", item, upper=-1), member_of,
+        EAttribute("name", EString),
+        EAttribute("count", EInt),
+        EAttribute("big", ELong),
+        EAttribute("ratio", EDouble),
+        EAttribute("flag", EBoolean),
+        EAttribute("state", state),
+        EAttribute("when", EDate),
+        EAttribute("price", EBigDecimal),
+        EAttribute("tags", EString, upper=-1),
+        EReference("next", item),
+        EReference("peers", item, upper=-1),
+        member_of,
     ]
     group.eStructuralFeatures += [EAttribute("name", EString), items]
     wide.eStructuralFeatures += [EAttribute(f"w{k:02}", EInt if k % 2 else EString) for k in range(18)]
@@ -66,12 +74,23 @@ def scan_package() -> EPackage:
     return pkg
 
 
-_TEXTS = ["", "plain", 'quote " & <amp> \'apos\'', "line\nbreak\ttab\rcr", "ünïcödé ✓ 𝄞", "a/>b", "  spaced  ",
-          "&amp;", "]]>", "x" * 40]
+_TEXTS = [
+    "",
+    "plain",
+    "quote \" & <amp> 'apos'",
+    "line\nbreak\ttab\rcr",
+    "ünïcödé ✓ 𝄞",
+    "a/>b",
+    "  spaced  ",
+    "&amp;",
+    "]]>",
+    "x" * 40,
+]
 
 
-def random_model(pkg: EPackage, rng: random.Random, n: int,
-                 children: bool = True) -> tuple[list[EObject], dict[EObject, str]]:
+def random_model(
+    pkg: EPackage, rng: random.Random, n: int, children: bool = True
+) -> tuple[list[EObject], dict[EObject, str]]:
     """`n` roots of every class, in random order, with random values and references (some
     forward, some backward, some to objects without an id); with `children`, a few have
     many-valued attributes (written as child elements)."""
@@ -147,19 +166,27 @@ def state(doc: Any) -> list[str]:
     """Everything a reader leaves on the objects and the document, order included."""
     paths = canonical.Paths(doc.roots, doc.ids)
     inside = {id(o) for o in canonical.walk(doc.roots)}
-    out = [f"ids {[(paths(o), i) for o, i in doc.ids.items()]}",
-           f"resource {doc.resource.uri.plain} {[paths(o) for o in doc.resource.contents]}"]
+    out = [
+        f"ids {[(paths(o), i) for o, i in doc.ids.items()]}",
+        f"resource {doc.resource.uri.plain} {[paths(o) for o in doc.resource.contents]}",
+    ]
     for obj in canonical.walk(doc.roots):
         d = obj.__dict__
-        out.append(f"{paths(obj)} {type(obj).__name__} keys={[k for k in d if k != fastpath.BATCH]}"
-                   f" resource={d.get('_eresource') is doc.resource}")
+        out.append(
+            f"{paths(obj)} {type(obj).__name__} keys={[k for k in d if k != fastpath.BATCH]}"
+            f" resource={d.get('_eresource') is doc.resource}"
+        )
         for key, held in d.items():
             if isinstance(held, fastpath.HOLDERS):
                 v = held._value
-                out.append(f"  {key}: {type(held).__name__} {held.feature.name} {type(v).__name__}"
-                           f" {canonical.value(v, paths, inside)}")
+                out.append(
+                    f"  {key}: {type(held).__name__} {held.feature.name} {type(v).__name__}"
+                    f" {canonical.value(v, paths, inside)}"
+                )
             elif key not in (fastpath.BATCH, "_eresource", "_isset", "_inverse_rels"):  # compared below
-                items = [canonical.value(v, paths, inside) for v in held] if hasattr(held, "__iter__") else held
+                items = (
+                    [canonical.value(v, paths, inside) for v in held] if hasattr(held, "__iter__") else held
+                )
                 out.append(f"  {key}: {type(held).__name__} {items}")
         out.append(f"  isset={[f.name for f in obj._isset]}")
         out.append(f"  inverse={sorted((paths(o), f.name) for o, f in obj._inverse_rels)}")
@@ -223,7 +250,8 @@ def test_what_cfmodel_writes_takes_the_lane_and_reads_back_equal() -> None:
     data = xmi.to_bytes(roots, xmi.XmiOptions(id_of={o: f"i{k}" for k, o in enumerate(roots)}.get))
     doc = read(data, registry(pkg)(), "scan")
     assert [(o.name, o.count, o.ratio, o.flag) for o in doc.roots] == [
-        (o.name, o.count, o.ratio, o.flag) for o in roots]
+        (o.name, o.count, o.ratio, o.flag) for o in roots
+    ]
     assert all(a.next is b for a, b in zip(doc.roots[1:], doc.roots, strict=False))
     assert doc.roots[0].next is None and list(doc.ids.values()) == [f"i{k}" for k in range(1000)]
     assert set(doc.roots[0].eClass.allInstances()) >= set(doc.roots)  # registered as PyEcore instances
@@ -249,8 +277,33 @@ def test_objects_read_by_the_lane_behave_like_pyecore_objects() -> None:
 
 # ---- whatever the document, the outcome is the streaming reader's ---------------------------
 
-_NOISE = ['"', "<", ">", "&", "&amp;", "&#0;", "&#x41;", "&bogus;", "/", "=", " ", "\n", "\t", "\r\n",
-          ":", "x", "0", "#", "<!-- c -->", "<![CDATA[x]]>", "\ufffe", "\x01", "é", "xmi:id=\"dup\" ", "/>"]
+_NOISE = [
+    '"',
+    "<",
+    ">",
+    "&",
+    "&amp;",
+    "&#0;",
+    "&#x41;",
+    "&bogus;",
+    "/",
+    "=",
+    " ",
+    "\n",
+    "\t",
+    "\r\n",
+    ":",
+    "x",
+    "0",
+    "#",
+    "<!-- c -->",
+    "<![CDATA[x]]>",
+    "\ufffe",
+    "\x01",
+    "é",
+    'xmi:id="dup" ',
+    "/>",
+]
 
 
 def _mutations(text: str, rng: random.Random, count: int) -> Iterator[str]:
@@ -259,7 +312,11 @@ def _mutations(text: str, rng: random.Random, count: int) -> Iterator[str]:
     for k in range(count):
         at = rng.randrange(len(text)) if k % 2 else rng.choice(values) + rng.choice([0, 0, 1, 2])
         end = at + rng.choice([0, 0, 1, 2, 5])
-        yield text[:at] + rng.choice([*_NOISE, "", "i1", "1e5", "-0", " 7 ", "1_0", "true", "down"]) + text[end:]
+        yield (
+            text[:at]
+            + rng.choice([*_NOISE, "", "i1", "1e5", "-0", " 7 ", "1_0", "true", "down"])
+            + text[end:]
+        )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -277,28 +334,35 @@ def test_mutated_documents_give_the_streaming_readers_outcome(seed: int) -> None
     assert taken > 30  # many mutations stay in the layout (values changed)
 
 
-@pytest.mark.parametrize("edit", [
-    pytest.param(lambda t: "\ufeff" + t, id="byte order mark"),
-    pytest.param(lambda t: t.replace('encoding="UTF-8"', 'encoding="utf-8"'), id="other declaration"),
-    pytest.param(lambda t: t.replace("<xmi:XMI ", "<xmi:XMI foo=\"1\" "), id="attribute on xmi:XMI"),
-    pytest.param(lambda t: t.replace("<xmi:XMI ", '<xmi:XMI xmlns="urn:x" '), id="default namespace"),
-    pytest.param(lambda t: t.replace("http://www.omg.org/XMI", "urn:not-xmi"), id="xmi prefix elsewhere"),
-    pytest.param(lambda t: t.replace("</xmi:XMI>", "</xmi:XMI><!-- end -->"), id="comment after"),
-    pytest.param(lambda t: t.replace("\n  <", "\n\t<"), id="tab indentation"),
-    pytest.param(lambda t: t.replace("\n", "\r\n"), id="CRLF"),
-    pytest.param(lambda t: t.replace('/>\n  <', '/>\n  <!-- c -->\n  <', 1), id="comment between"),
-    pytest.param(lambda t: t.replace('count="7"', "count='7'"), id="single quotes"),
-    pytest.param(lambda t: t.replace('count="7"', 'count="&#55;"'), id="reference in a token"),
-    pytest.param(lambda t: t.replace('name="a"', 'name="&#0;"'), id="reference to NUL"),
-    pytest.param(lambda t: t.replace('name="a"', 'name="&nbsp;"'), id="unknown entity"),
-    pytest.param(lambda t: t.replace(' name="a" count="7"', ' count="7" name="a"'), id="attribute order"),
-    pytest.param(lambda t: t.replace('scan:Item xmi:id="a"', 'scan:Item xmi:id="a" name="z"'), id="twice"),
-    pytest.param(lambda t: t.replace('<scan:Item xmi:id="b"', '<scan:Item xmi:id="a"'), id="duplicate id"),
-    pytest.param(lambda t: t.replace('next="b"', 'next="nowhere"'), id="unresolved reference"),
-    pytest.param(lambda t: t.replace('count="7"', 'count="seven"'), id="bad literal"),
-    pytest.param(lambda t: t.replace("scan:Item", "scan:Nothing", 1), id="unknown class"),
-    pytest.param(lambda t: t.replace('name="b"/>', 'name="b"><tags>x</tags></scan:Item>'), id="children"),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda t: "\ufeff" + t, id="byte order mark"),
+        pytest.param(lambda t: t.replace('encoding="UTF-8"', 'encoding="utf-8"'), id="other declaration"),
+        pytest.param(lambda t: t.replace("<xmi:XMI ", '<xmi:XMI foo="1" '), id="attribute on xmi:XMI"),
+        pytest.param(lambda t: t.replace("<xmi:XMI ", '<xmi:XMI xmlns="urn:x" '), id="default namespace"),
+        pytest.param(lambda t: t.replace("http://www.omg.org/XMI", "urn:not-xmi"), id="xmi prefix elsewhere"),
+        pytest.param(lambda t: t.replace("</xmi:XMI>", "</xmi:XMI><!-- end -->"), id="comment after"),
+        pytest.param(lambda t: t.replace("\n  <", "\n\t<"), id="tab indentation"),
+        pytest.param(lambda t: t.replace("\n", "\r\n"), id="CRLF"),
+        pytest.param(lambda t: t.replace("/>\n  <", "/>\n  <!-- c -->\n  <", 1), id="comment between"),
+        pytest.param(lambda t: t.replace('count="7"', "count='7'"), id="single quotes"),
+        pytest.param(lambda t: t.replace('count="7"', 'count="&#55;"'), id="reference in a token"),
+        pytest.param(lambda t: t.replace('name="a"', 'name="&#0;"'), id="reference to NUL"),
+        pytest.param(lambda t: t.replace('name="a"', 'name="&nbsp;"'), id="unknown entity"),
+        pytest.param(lambda t: t.replace(' name="a" count="7"', ' count="7" name="a"'), id="attribute order"),
+        pytest.param(
+            lambda t: t.replace('scan:Item xmi:id="a"', 'scan:Item xmi:id="a" name="z"'), id="twice"
+        ),
+        pytest.param(
+            lambda t: t.replace('<scan:Item xmi:id="b"', '<scan:Item xmi:id="a"'), id="duplicate id"
+        ),
+        pytest.param(lambda t: t.replace('next="b"', 'next="nowhere"'), id="unresolved reference"),
+        pytest.param(lambda t: t.replace('count="7"', 'count="seven"'), id="bad literal"),
+        pytest.param(lambda t: t.replace("scan:Item", "scan:Nothing", 1), id="unknown class"),
+        pytest.param(lambda t: t.replace('name="b"/>', 'name="b"><tags>x</tags></scan:Item>'), id="children"),
+    ],
+)
 def test_documents_outside_the_layout_are_read_by_expat(edit: Callable[[str], str]) -> None:
     pkg = scan_package()
     fresh = registry(pkg)
@@ -334,16 +398,23 @@ def test_a_lane_that_gives_up_leaves_no_instances_behind() -> None:
 # ---- the scanner's own rules ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("escaped", "text"), [
-    ("&lt;&gt;&amp;&quot;&apos;", "<>&\"'"), ("&#65;&#x42;&#x1F600;", "AB\U0001F600"),
-    ("&#9;&#10;&#13;", "\t\n\r"), ("no references", "no references"), ("&#0000065;", "A"),
-])
+@pytest.mark.parametrize(
+    ("escaped", "text"),
+    [
+        ("&lt;&gt;&amp;&quot;&apos;", "<>&\"'"),
+        ("&#65;&#x42;&#x1F600;", "AB\U0001f600"),
+        ("&#9;&#10;&#13;", "\t\n\r"),
+        ("no references", "no references"),
+        ("&#0000065;", "A"),
+    ],
+)
 def test_unescape_replaces_exactly_xml_references(escaped: str, text: str) -> None:
     assert xmiscan.unescape(escaped) == text
 
 
-@pytest.mark.parametrize("bad", ["&", "a & b", "&nbsp;", "&#0;", "&#xD800;", "&#xFFFE;", "&#x110000;", "&#;",
-                                 "&#00000065;", "&lt"])
+@pytest.mark.parametrize(
+    "bad", ["&", "a & b", "&nbsp;", "&#0;", "&#xD800;", "&#xFFFE;", "&#x110000;", "&#;", "&#00000065;", "&lt"]
+)
 def test_unescape_refuses_what_the_lane_leaves_to_expat(bad: str) -> None:
     with pytest.raises(xmiscan.NotScannableError):
         xmiscan.unescape(bad)
@@ -355,18 +426,22 @@ def test_names_the_patterns_hold_are_ascii_ncnames() -> None:
 
 
 def test_the_header_gives_prefixes_and_where_the_elements_are() -> None:
-    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
-            ' xmlns:a="urn:a">\n  <a:B/>\n</xmi:XMI>\n')
+    text = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
+        ' xmlns:a="urn:a">\n  <a:B/>\n</xmi:XMI>\n'
+    )
     head = xmiscan.header(text)
     assert head.prefixes == {"xmi": "http://www.omg.org/XMI", "a": "urn:a"}
-    assert text[head.start:head.end] == "\n  <a:B/>"
+    assert text[head.start : head.end] == "\n  <a:B/>"
     runs = list(xmiscan.Scanner(text, lambda uri, name: [xmiscan.Layout(("x",), (False,))]).runs())
     assert runs == [("a:B", 0, [("",)])]
 
 
 def test_the_layout_that_accounts_for_every_element_is_taken() -> None:
-    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:a="urn:a">'
-            '\n  <a:B y="2" x="1"/>\n  <a:B x="3"/>\n  <a:C x="4"/>\n</xmi:XMI>\n')
+    text = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:a="urn:a">'
+        '\n  <a:B y="2" x="1"/>\n  <a:B x="3"/>\n  <a:C x="4"/>\n</xmi:XMI>\n'
+    )
     layouts = [xmiscan.Layout(("x", "y"), (False, False)), xmiscan.Layout(("y", "x"), (False, False))]
     runs = list(xmiscan.Scanner(text, lambda uri, name: layouts).runs())
     assert runs == [("a:B", 1, [("2", "1"), ("", "3")]), ("a:C", 0, [("4", "")])]

@@ -24,12 +24,22 @@ XXE = b"""<?xml version="1.0"?>
 <!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>
 <r>&x;</r>"""
 
-LAUGHS = b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol "lol">\n' + b"".join(
-    b'<!ENTITY lol%d "%s">\n' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10) for i in range(1, 10)
-) + b"]>\n<lolz>&lol9;</lolz>"
+LAUGHS = (
+    b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol "lol">\n'
+    + b"".join(
+        b'<!ENTITY lol%d "%s">\n' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10)
+        for i in range(1, 10)
+    )
+    + b"]>\n<lolz>&lol9;</lolz>"
+)
 
-QUADRATIC = (b'<?xml version="1.0"?>\n<!DOCTYPE q [<!ENTITY a "' + b"x" * 50_000 + b'">]>\n<q>'
-             + b"&a;" * 50_000 + b"</q>")
+QUADRATIC = (
+    b'<?xml version="1.0"?>\n<!DOCTYPE q [<!ENTITY a "'
+    + b"x" * 50_000
+    + b'">]>\n<q>'
+    + b"&a;" * 50_000
+    + b"</q>"
+)
 
 UTF16_XXE = XXE.decode().replace('version="1.0"', 'version="1.0" encoding="UTF-16"').encode("utf-16")
 
@@ -53,7 +63,9 @@ def _read_ecore(data: bytes, name: str = "evil.ecore", limits: XmlLimits | None 
 READERS = {"xmi": _read_xmi, "ecore": _read_ecore}
 
 
-@pytest.mark.parametrize("data", [XXE, LAUGHS, QUADRATIC, UTF16_XXE], ids=["xxe", "laughs", "quadratic", "utf16"])
+@pytest.mark.parametrize(
+    "data", [XXE, LAUGHS, QUADRATIC, UTF16_XXE], ids=["xxe", "laughs", "quadratic", "utf16"]
+)
 def test_entity_declarations_are_refused_quickly(data: bytes) -> None:
     start = time.perf_counter()
     with pytest.raises(CfSerializationError, match="DOCTYPE declares entities") as exc:
@@ -124,7 +136,9 @@ def test_the_parsers_refuse_entities_on_their_own(attack: str) -> None:
         parser.Parse(data, True)
     assert exc.value.code == "xml-entities"
     if attack in ("xxe", "utf16"):
-        tree = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False))
+        tree = etree.fromstring(
+            data, etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        )
         assert "root:" not in (tree.text or "") and "root:" not in etree.tostring(tree).decode()
 
 
@@ -140,8 +154,9 @@ def _nested(reader: str, depth: int) -> bytes:
             return ecore.to_bytes(pkg)
         return b"<a>" * depth + b"</a>" * depth
     host = infra_package().getEClassifier("Host")(name="h")
-    return xmi.to_bytes([host]).replace(b"/>\n", b">\n" + b"<tags>" * (depth - 1) + b"</tags>" * (depth - 1)
-                                        + b"</infra:Host>\n")
+    return xmi.to_bytes([host]).replace(
+        b"/>\n", b">\n" + b"<tags>" * (depth - 1) + b"</tags>" * (depth - 1) + b"</infra:Host>\n"
+    )
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
@@ -149,7 +164,9 @@ def test_too_deep_is_refused_by_both_readers(reader: str) -> None:
     with pytest.raises(CfSerializationError, match="nest deeper than 128 levels") as exc:
         READERS[reader](_nested(reader, 200))
     assert exc.value.code == "too-deep"
-    assert exc.value.span is not None and exc.value.span.line == (130 if reader == "ecore" else 3)  # the 129th
+    assert exc.value.span is not None and exc.value.span.line == (
+        130 if reader == "ecore" else 3
+    )  # the 129th
     with pytest.raises(CfSerializationError, match="nest deeper than 50 levels"):
         READERS[reader](_nested(reader, 51), limits=XmlLimits(max_depth=50))
     READERS[reader](_nested(reader, 50), limits=XmlLimits(max_depth=50))
@@ -199,7 +216,9 @@ def test_huge_values_are_read_in_linear_time(reader: str) -> None:
 
 @pytest.mark.parametrize("reader", sorted(READERS))
 def test_syntax_errors_carry_the_position_in_both_readers(reader: str) -> None:
-    data = ecore.to_bytes(infra_package()) if reader == "ecore" else xmi.to_bytes(infra_model(infra_package()))
+    data = (
+        ecore.to_bytes(infra_package()) if reader == "ecore" else xmi.to_bytes(infra_model(infra_package()))
+    )
     lines = data.split(b"\n")
     lines[1] = lines[1] + b"</oops>"
     with pytest.raises(CfSerializationError) as exc:
@@ -226,7 +245,9 @@ def test_external_dtd_is_not_loaded() -> None:
 
 @pytest.mark.parametrize("reader", sorted(READERS))
 def test_an_unknown_encoding_is_a_clear_error_in_both_readers(reader: str) -> None:
-    data = ecore.to_bytes(infra_package()) if reader == "ecore" else xmi.to_bytes(infra_model(infra_package()))
+    data = (
+        ecore.to_bytes(infra_package()) if reader == "ecore" else xmi.to_bytes(infra_model(infra_package()))
+    )
     with pytest.raises(CfSerializationError) as exc:
         READERS[reader](data.replace(b'encoding="UTF-8"', b'encoding="no-such-codec"', 1))
     assert exc.value.span is not None and exc.value.span.line == 1
