@@ -39,9 +39,9 @@ from typing import Any
 
 from cfmodel.grammars.bindings import parse_str
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
-from cfmodel.transforms.compose import LayerInput, compose, prepare
-from cfmodel.transforms.compose.entries import flatten
-from cfmodel.transforms.providers.hiera import Hierarchy
+from cfmodel.transforms.bindings.compose import LayerInput, compose, prepare
+from cfmodel.transforms.bindings.compose.entries import flatten
+from cfmodel.transforms.bindings.providers.hiera import Hierarchy
 
 LAYERS = 5
 PER_LAYER = 2_000

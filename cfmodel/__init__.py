@@ -42,18 +42,18 @@ _LAZY: dict[str, tuple[str, str]] = {
     "parse_str": ("cfmodel.grammars.cf", "parse_str"),
     "load_project": ("cfmodel.project", "load_project"),
     "parse_file": ("cfmodel.project", "parse_file"),
-    "resolve": ("cfmodel.transforms.resolve", "resolve"),
-    "LinkedProgram": ("cfmodel.transforms.program", "LinkedProgram"),
-    "lift": ("cfmodel.transforms.lift", "lift"),
-    "LiftOptions": ("cfmodel.transforms.lift", "LiftOptions"),
-    "DomainMetamodel": ("cfmodel.transforms.lift", "DomainMetamodel"),
-    "load_metamodel": ("cfmodel.transforms.validate_instances", "load_metamodel"),
-    "validate_instances": ("cfmodel.transforms.validate_instances", "validate"),
-    "ValidationReport": ("cfmodel.transforms.validate_instances", "ValidationReport"),
-    "import_ecore": ("cfmodel.transforms.ecore_import", "import_ecore"),
-    "compile_project": ("cfmodel.transforms.refine", "compile_project"),
-    "CompileResult": ("cfmodel.transforms.refine", "CompileResult"),
-    "run_request": ("cfmodel.transforms.request", "run_request"),
+    "resolve": ("cfmodel.transforms.cf.resolve", "resolve"),
+    "LinkedProgram": ("cfmodel.transforms.cf.program", "LinkedProgram"),
+    "lift": ("cfmodel.transforms.cf.lift", "lift"),
+    "LiftOptions": ("cfmodel.transforms.cf.lift", "LiftOptions"),
+    "DomainMetamodel": ("cfmodel.transforms.cf.lift", "DomainMetamodel"),
+    "load_metamodel": ("cfmodel.transforms.cf.validate_instances", "load_metamodel"),
+    "validate_instances": ("cfmodel.transforms.cf.validate_instances", "validate"),
+    "ValidationReport": ("cfmodel.transforms.cf.validate_instances", "ValidationReport"),
+    "import_ecore": ("cfmodel.transforms.cf.ecore_import", "import_ecore"),
+    "compile_project": ("cfmodel.transforms.cf.refine", "compile_project"),
+    "CompileResult": ("cfmodel.transforms.cf.refine", "CompileResult"),
+    "run_request": ("cfmodel.transforms.environments.request", "run_request"),
 }
 
 __all__ = [
@@ -87,18 +87,18 @@ if TYPE_CHECKING:
     from cfmodel.grammars.cf import parse_str as parse_str
     from cfmodel.project import load_project as load_project
     from cfmodel.project import parse_file as parse_file
-    from cfmodel.transforms.ecore_import import import_ecore as import_ecore
-    from cfmodel.transforms.lift import DomainMetamodel as DomainMetamodel
-    from cfmodel.transforms.lift import LiftOptions as LiftOptions
-    from cfmodel.transforms.lift import lift as lift
-    from cfmodel.transforms.program import LinkedProgram as LinkedProgram
-    from cfmodel.transforms.refine import CompileResult as CompileResult
-    from cfmodel.transforms.refine import compile_project as compile_project
-    from cfmodel.transforms.request import run_request as run_request
-    from cfmodel.transforms.resolve import resolve as resolve
-    from cfmodel.transforms.validate_instances import ValidationReport as ValidationReport
-    from cfmodel.transforms.validate_instances import load_metamodel as load_metamodel
-    from cfmodel.transforms.validate_instances import validate as validate_instances
+    from cfmodel.transforms.cf.ecore_import import import_ecore as import_ecore
+    from cfmodel.transforms.cf.lift import DomainMetamodel as DomainMetamodel
+    from cfmodel.transforms.cf.lift import LiftOptions as LiftOptions
+    from cfmodel.transforms.cf.lift import lift as lift
+    from cfmodel.transforms.cf.program import LinkedProgram as LinkedProgram
+    from cfmodel.transforms.cf.refine import CompileResult as CompileResult
+    from cfmodel.transforms.cf.refine import compile_project as compile_project
+    from cfmodel.transforms.cf.resolve import resolve as resolve
+    from cfmodel.transforms.cf.validate_instances import ValidationReport as ValidationReport
+    from cfmodel.transforms.cf.validate_instances import load_metamodel as load_metamodel
+    from cfmodel.transforms.cf.validate_instances import validate as validate_instances
+    from cfmodel.transforms.environments.request import run_request as run_request
 
 
 def __getattr__(name: str) -> Any:

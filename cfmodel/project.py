@@ -263,7 +263,7 @@ def load_project(
 
     *main* (default ``<path>/main.cf``) and *module_path* (default: ``project.yml``'s
     ``modulepath``) let a caller that chose them already, such as an environment
-    (`cfmodel.transforms.request`), override the project's own settings.
+    (`cfmodel.transforms.environments.request`), override the project's own settings.
 
     Raises:
         CfLoadError: the project itself cannot be found or read.

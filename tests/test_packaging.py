@@ -41,7 +41,7 @@ def test_every_data_file_in_the_package_is_listed_in_package_data() -> None:
 def test_every_public_name_is_importable() -> None:
     for name in cfmodel.__all__:
         assert getattr(cfmodel, name) is not None, name
-    assert cfmodel.validate_instances.__module__ == "cfmodel.transforms.validate_instances"
+    assert cfmodel.validate_instances.__module__ == "cfmodel.transforms.cf.validate_instances"
 
 
 def test_importing_cfmodel_does_not_import_the_pipeline() -> None:

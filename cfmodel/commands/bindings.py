@@ -11,7 +11,7 @@ and provider notes (the counterpart of ``puppet lookup --explain``).
 
 The request: facts from ``--fact k=v`` (repeatable) and ``--facts FILE``; ``--environment
 NAME`` is the environment the caller asks for (``$agent_environment``). The request sequence
-(``cfmodel.transforms.request.run_request``, docs/environments.md: classifier,
+(``cfmodel.transforms.environments.request.run_request``, docs/environments.md: classifier,
 ``environments.cfenv``, selection, categories, injector) decides which environment's bindings
 are composed: its ``site.bind``, its ``bindingsdir`` (``confdir:``), its module path
 (``module:``) and its ``project.yml``; the ``environment`` category is the selected
@@ -39,16 +39,16 @@ from cfmodel.errors import CfUsageError, Diagnostic, Severity
 
 if TYPE_CHECKING:  # the bindings engine is imported when a bindings command runs, not at startup
     from cfmodel.metamodel.bindings import ModelObject
-    from cfmodel.transforms.compose import Injector, Value
-    from cfmodel.transforms.providers import Merge
+    from cfmodel.transforms.bindings.compose import Injector, Value
+    from cfmodel.transforms.bindings.providers import Merge
 
 ORDER = 40
 _DEEP_FLAGS = "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays"
 
 
 def _merges(args: argparse.Namespace) -> dict[str, Merge]:
-    from cfmodel.transforms.providers import parse_merge
-    from cfmodel.transforms.providers.merges import MergeError
+    from cfmodel.transforms.bindings.providers import parse_merge
+    from cfmodel.transforms.bindings.providers.merges import MergeError
 
     strategy = getattr(args, "merge", None)
     deep_flags = args.knock_out_prefix is not None or args.sort_merged_arrays or args.merge_hash_arrays
@@ -85,8 +85,8 @@ class _Request:
 
 def _request(args: argparse.Namespace, merges: dict[str, Merge] | None = None) -> _Request:
     """Run the request sequence for the command's project, facts and ``--environment``."""
-    from cfmodel.transforms.environments import ENVIRONMENTS_FILE, MAIN_FILE
-    from cfmodel.transforms.providers import forcing_merges
+    from cfmodel.transforms.bindings.providers import forcing_merges
+    from cfmodel.transforms.environments.environments import ENVIRONMENTS_FILE, MAIN_FILE
 
     project = Path(args.project)
     facts = facts_from_args(args)
@@ -95,7 +95,9 @@ def _request(args: argparse.Namespace, merges: dict[str, Merge] | None = None) -
         if not (project / ENVIRONMENTS_FILE).is_file() and not (project / MAIN_FILE).is_file():
             request, warnings = _bindings_folder(project, facts, agent)
         else:
-            from cfmodel.transforms.request import run_request  # the environments grammar: on use
+            from cfmodel.transforms.environments.request import (
+                run_request,  # the environments grammar: on use
+            )
 
             result = run_request(project, facts, agent)
             request, warnings = _Request(result.target.environment, result.injector), list(result.warnings)
@@ -109,8 +111,8 @@ def _bindings_folder(
 ) -> tuple[_Request, list[Diagnostic]]:
     """A folder with bindings only, as its automatic ``production`` environment: the request
     sequence's facts rules (a fact ``environment`` only asks for an environment) and warning."""
-    from cfmodel.transforms.environments import DEFAULT_ENVIRONMENT, ENVIRONMENTS_FILE
-    from cfmodel.transforms.providers import load_project
+    from cfmodel.transforms.bindings.providers import load_project
+    from cfmodel.transforms.environments.environments import DEFAULT_ENVIRONMENT, ENVIRONMENTS_FILE
 
     source = "--environment"
     if agent is None and isinstance(facts.get("environment"), str):
@@ -129,7 +131,7 @@ def _bindings_folder(
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.compose import effective_model
+    from cfmodel.transforms.bindings.compose import effective_model
 
     request = _request(args)
     injector = request.injector
@@ -145,7 +147,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _show_text(request: _Request) -> str:
-    from cfmodel.transforms.compose import show
+    from cfmodel.transforms.bindings.compose import show
 
     injector = request.injector
     lines = [f"environment: {request.environment}"]
@@ -186,7 +188,7 @@ def _show_data(request: _Request) -> dict[str, Any]:
 
 
 def _json_value(value: Value) -> Any:
-    from cfmodel.transforms.compose import ParameterSource, TypeValue
+    from cfmodel.transforms.bindings.compose import ParameterSource, TypeValue
 
     if isinstance(value, TypeValue | ParameterSource):
         return str(value.source if isinstance(value, ParameterSource) else value)
@@ -232,7 +234,7 @@ def cmd_inject(args: argparse.Namespace) -> int:
 
 def render_value(value: Value) -> str:
     """A value for the terminal: a string, number or boolean as is, an array or hash as JSON."""
-    from cfmodel.transforms.compose import ParameterSource, TypeValue
+    from cfmodel.transforms.bindings.compose import ParameterSource, TypeValue
 
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -7,8 +7,8 @@ instances in cfmodel's JSON format. Exports are made in memory first and each fi
 replaced atomically, so a failing compile or export leaves nothing half-written.
 
 The request (``--fact``, ``--facts``, ``--environment``) is compiled as
-`cfmodel.transforms.refine.compile_project` does it: with an ``environments.cfenv`` (or
-``--environment``) the request sequence (`cfmodel.transforms.request`) picks the
+`cfmodel.transforms.cf.refine.compile_project` does it: with an ``environments.cfenv`` (or
+``--environment``) the request sequence (`cfmodel.transforms.environments.request`) picks the
 environment, its main file and module path; the bindings give the injector that
 ``std::inject``, ``bind variables`` and ``bind parameters`` use. The request's warnings
 are printed to stderr as they happen. A progress line is shown on stderr while
@@ -62,7 +62,7 @@ class ProgressLine:
 
 def compile_from_args(args: argparse.Namespace) -> Any:
     """Compile the project the arguments name, for the request they describe (facts, environment)."""
-    from cfmodel.transforms.refine import compile_project
+    from cfmodel.transforms.cf.refine import compile_project
 
     progress = ProgressLine(sys.stderr.isatty())
 

@@ -22,8 +22,8 @@ ORDER = 60
 
 def cmd_export(args: argparse.Namespace) -> int:
     from cfmodel.project import load_project
-    from cfmodel.transforms.lift import DEFAULT_URI_BASE, LiftOptions, lift
-    from cfmodel.transforms.resolve import resolve
+    from cfmodel.transforms.cf.lift import DEFAULT_URI_BASE, LiftOptions, lift
+    from cfmodel.transforms.cf.resolve import resolve
 
     program = resolve(load_project(args.project, parse_cache(args)))
     for warning in program.warnings:
@@ -35,7 +35,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.ecore_import import import_ecore
+    from cfmodel.transforms.cf.ecore_import import import_ecore
 
     for path in import_ecore([Path(f) for f in args.files], Path(args.output), args.name, args.force):
         print(path)

@@ -3,7 +3,7 @@
 ``env list [PROJECT]`` shows every environment known now (static, dynamic, the automatic
 ``production``) with its resolved paths; a path that does not exist is marked ``(missing)``.
 ``env which [PROJECT] --fact K=V ... [--environment NAME]`` runs the request sequence
-(``cfmodel.transforms.request``) and prints its chain step by step, then the selected
+(``cfmodel.transforms.environments.request``) and prints its chain step by step, then the selected
 environment. Both take ``--export FILE`` (``.xmi`` or ``.json``): the catalog or the whole
 request as a model of the ``environments`` package. Paths inside the current directory are
 shown relative to it.
@@ -23,7 +23,7 @@ from cfmodel.commands._options import add_project_argument, add_request_options,
 from cfmodel.errors import CfUsageError
 
 if TYPE_CHECKING:
-    from cfmodel.transforms.environments import Environment
+    from cfmodel.transforms.environments.environments import Environment
 
 ORDER = 45
 
@@ -32,8 +32,8 @@ ORDER = 45
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.environments import evaluate_environments
-    from cfmodel.transforms.request import catalog_model
+    from cfmodel.transforms.environments.environments import evaluate_environments
+    from cfmodel.transforms.environments.request import catalog_model
 
     evaluation = evaluate_environments(args.project, facts_from_args(args), args.environment)
     catalog = evaluation.catalog
@@ -57,7 +57,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_which(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.request import EncClassifier, RequestOptions, run_request
+    from cfmodel.transforms.environments.request import EncClassifier, RequestOptions, run_request
 
     classifier = EncClassifier(command=shlex.split(args.classifier)) if args.classifier else None
     result = run_request(
@@ -102,7 +102,7 @@ def _relative(text: str) -> str:
 
 def _export(target: Path, root: Any) -> None:
     from cfmodel.serializers import JsonOptions, XmiOptions, get_format, write
-    from cfmodel.transforms.request import model_ids
+    from cfmodel.transforms.environments.request import model_ids
 
     fmt = get_format(target)
     if fmt.holds != "instances":

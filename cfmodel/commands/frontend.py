@@ -29,7 +29,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Load, parse and resolve (names, types, relations) a project; nothing is evaluated."""
-    from cfmodel.transforms.resolve import resolve
+    from cfmodel.transforms.cf.resolve import resolve
 
     started = time.perf_counter()
     project = load_project(args.project, parse_cache(args))

@@ -18,7 +18,7 @@ are literal. The model is read-only once parsed.
 
 Errors: ``CfSyntaxError`` (code ``syntax``) with the position of the offending token and the
 message ``unexpected <token> (expected <alternatives>)``. Semantic checks happen later, in
-``cfmodel.transforms.compose``.
+``cfmodel.transforms.bindings.compose``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from cfmodel.errors import CfLoadError, CfSyntaxError, Span
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
-from cfmodel.transforms.compose.entries import flatten
+from cfmodel.transforms.bindings.compose.entries import flatten
 
 GRAMMAR = Path(__file__).with_name("bindings.tx")
 

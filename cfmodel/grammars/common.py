@@ -5,7 +5,7 @@ from __future__ import annotations
 
 # Binding power of binary operators (higher binds tighter), as in the reference
 # compiler; all left-associative. The parser (`cf.py`) climbs them and the unparser
-# (`transforms/unparse.py`) uses them to put back only the parentheses needed.
+# (`transforms/cf/unparse.py`) uses them to put back only the parentheses needed.
 BINDING_POWER: dict[str, int] = {
     "or": 1,
     "and": 2,

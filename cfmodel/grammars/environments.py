@@ -8,7 +8,7 @@ element created (statements, declarations, parameters, conditions and every expr
 Reuse: the expressions are the bindings language's, grammar and builder both: the grammar
 imports ``bindings.tx`` (textX ``import``) and the tree builder extends the bindings
 parser's, so an expression means the same in both files and evaluates with
-``cfmodel.transforms.compose.evaluate``. textX objects never leak into the model.
+``cfmodel.transforms.bindings.compose.evaluate``. textX objects never leak into the model.
 
 Speed (the file is read on every request): the textX metamodel is built once per process;
 comments are blanked before parsing instead of a comment rule tried before every token; the
@@ -18,7 +18,7 @@ spans come from character offsets through ``LineIndex``.
 Errors: ``CfSyntaxError`` with code ``syntax`` (``unexpected <token> (expected ...)``),
 ``bad-regex`` (a ``/regex/`` that Python's ``re`` rejects) or ``assign-top-scope``
 (``$::x = ...``: facts are read-only). Everything else is checked when the file is evaluated
-(``cfmodel.transforms.environments``).
+(``cfmodel.transforms.environments.environments``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 from cfmodel.errors import CfModelError
 from cfmodel.grammars.bindings import parse_str
 from cfmodel.metamodel.bindings import SpanTable
-from cfmodel.transforms.compose import ComposeOptions, Injector, LayerInput, compose
+from cfmodel.transforms.bindings.compose import ComposeOptions, Injector, LayerInput, compose
 
 Build = Callable[..., Injector]
 

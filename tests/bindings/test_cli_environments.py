@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cfmodel.cli import main
-from cfmodel.transforms.providers import project_default_layers
+from cfmodel.transforms.bindings.providers import project_default_layers
 
 ROOT = Path(__file__).parent / "data" / "environments"
 EXAMPLE = Path(__file__).parents[2] / "examples" / "environments"

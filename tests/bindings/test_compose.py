@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from cfmodel.errors import CfEvaluationError, CfModelError
-from cfmodel.transforms.compose import ComposeOptions, Injector, NestingRule, TypeValue, parse_type
+from cfmodel.transforms.bindings.compose import ComposeOptions, Injector, NestingRule, TypeValue, parse_type
 
 Build = Callable[..., Injector]
 
@@ -381,7 +381,7 @@ def test_implicit_categories_node_first_environment_above_common(
 
 def test_one_preparation_serves_many_requests(build: Build) -> None:
     from cfmodel.grammars.bindings import parse_str
-    from cfmodel.transforms.compose import LayerInput, prepare
+    from cfmodel.transforms.bindings.compose import LayerInput, prepare
 
     parsed = parse_str(
         "bindings a {\n  bind 'x' to 'common'\n  when node 'kermit' { bind 'x' to \"node $::fqdn\" }\n}",
@@ -429,7 +429,7 @@ def test_models_built_in_code_compose_as_parsed_ones() -> None:
     ``ParsedBindings.root``) are flattened when prepared: both give the same injector and errors."""
     from cfmodel.grammars.bindings import parse_str
     from cfmodel.metamodel.bindings import SpanTable
-    from cfmodel.transforms.compose import LayerInput, prepare
+    from cfmodel.transforms.bindings.compose import LayerInput, prepare
 
     text = (
         "bindings a {\n  bind 'x' to 'common'\n  when node 'kermit' or rack 'r1' { bind 'x' to \"node $::fqdn\" }\n"
@@ -474,7 +474,7 @@ def test_models_built_in_code_compose_as_parsed_ones() -> None:
     ],
 )
 def test_type_references_with_titles(text: str, titles: tuple[str, ...], shown: str) -> None:
-    from cfmodel.transforms.compose.values import decode_target, encode_target
+    from cfmodel.transforms.bindings.compose.values import decode_target, encode_target
 
     spec = parse_type(text)
     assert (spec.titles, str(spec)) == (titles, shown)

@@ -11,7 +11,7 @@ from cfmodel.grammars.bindings import parse_str
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject
 from cfmodel.serializers import canonical, ecore, read, write
-from cfmodel.transforms.compose import ComposeOptions, Injector, effective_model
+from cfmodel.transforms.bindings.compose import ComposeOptions, Injector, effective_model
 from tests.conftest import skip_or_fail
 from tests.emf.emf import EmfChecker, EmfUnavailableError, build_checker
 

@@ -12,8 +12,8 @@ import yaml
 from cfmodel.cli import main
 from cfmodel.commands.bindings import render_value
 from cfmodel.errors import CfModelError
-from cfmodel.transforms.providers import create_injector, parse_merge
-from cfmodel.transforms.providers.hiera import lookup
+from cfmodel.transforms.bindings.providers import create_injector, parse_merge
+from cfmodel.transforms.bindings.providers.hiera import lookup
 
 from .hiera_cases import CASES, HIERA, merge_spec
 

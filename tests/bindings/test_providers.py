@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cfmodel.errors import CfModelError
-from cfmodel.transforms.providers import create_injector
+from cfmodel.transforms.bindings.providers import create_injector
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -238,8 +238,8 @@ def test_enc_errors(tmp_path: Path, name: str) -> None:
 def test_enc_from_data_for_other_callers() -> None:
     from cfmodel.metamodel import bindings as bm
     from cfmodel.metamodel.bindings import SpanTable
-    from cfmodel.transforms.compose import compose
-    from cfmodel.transforms.providers import EncData, EncProvider, load_layers
+    from cfmodel.transforms.bindings.compose import compose
+    from cfmodel.transforms.bindings.providers import EncData, EncProvider, load_layers
 
     provider = EncProvider(EncData(classes=("base",), variables={"x": 1}))
     layers = load_layers([bm.Layer(name="enc", include=["enc:"])], {"enc": provider}, SpanTable())
@@ -253,8 +253,8 @@ def test_enc_from_data_for_other_callers() -> None:
 def test_providers_from_entry_points(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from importlib.metadata import EntryPoint
 
-    from cfmodel.transforms.providers import project as project_module
-    from cfmodel.transforms.providers.base import BindingsBuilder, ProviderContext
+    from cfmodel.transforms.bindings.providers import project as project_module
+    from cfmodel.transforms.bindings.providers.base import BindingsBuilder, ProviderContext
 
     class Inventory:
         scheme = "inventory"

@@ -14,8 +14,8 @@ import hashlib
 import json
 from typing import Any
 
-from cfmodel.transforms.refine import CompileResult
-from cfmodel.transforms.refine.values import ATTR, Instance, ListVar, OptVar, Var
+from cfmodel.transforms.cf.refine import CompileResult
+from cfmodel.transforms.cf.refine.values import ATTR, Instance, ListVar, OptVar, Var
 
 Record = dict[str, Any]
 ROUNDS = 4

@@ -13,7 +13,7 @@ from pyecore.resources import URI, ResourceSet
 from pyecore.valuecontainer import EValue
 
 from cfmodel.serializers import fastpath
-from cfmodel.transforms.refine import CompileResult, compile_project
+from cfmodel.transforms.cf.refine import CompileResult, compile_project
 from tests.compiler.conftest import Project, compile_main
 from tests.compiler.test_result import SOURCE, WEBSHOP
 

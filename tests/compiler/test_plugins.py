@@ -220,8 +220,8 @@ def test_inject_without_bindings(project: Project) -> None:
 
 def test_inject_needs_an_injector_when_evaluating_directly(project: Project) -> None:
     from cfmodel.project import load_project
-    from cfmodel.transforms.refine import evaluate
-    from cfmodel.transforms.resolve import resolve
+    from cfmodel.transforms.cf.refine import evaluate
+    from cfmodel.transforms.cf.resolve import resolve
 
     project.write({"main.cf": 'x = std::inject("port")\n'})
     loaded = load_project(project.root)
@@ -248,7 +248,7 @@ def test_facts_reach_plugins(project: Project) -> None:
 def test_inject_with_the_bindings_injector(project: Project) -> None:
     from cfmodel.grammars.bindings import parse_str
     from cfmodel.metamodel.bindings import SpanTable
-    from cfmodel.transforms.compose import LayerInput, compose
+    from cfmodel.transforms.bindings.compose import LayerInput, compose
 
     parsed = parse_str(
         'bindings site {\n  bind Integer, "web::port" to 8080\n  bind "motd" to "hi"\n}', "l.bind"

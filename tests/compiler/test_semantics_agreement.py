@@ -1,6 +1,6 @@
 """The two expression evaluators agree: the compiler and `conditions` (typedef conditions,
 constant defaults without a compile) give the same value or the same error, at the same
-place, for every row of the table (both use `cfmodel.transforms.semantics`).
+place, for every row of the table (both use `cfmodel.transforms.cf.semantics`).
 
 Each row is compiled as ``x = <expression>`` (after its setup lines, e.g. ``y = true``)
 and evaluated by `conditions.evaluate` from the same parsed file, with the setup's
@@ -18,7 +18,7 @@ import pytest
 from cfmodel.errors import CfEvaluationError
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
-from cfmodel.transforms import conditions
+from cfmodel.transforms.cf import conditions
 from tests.compiler.conftest import Project, compile_main
 
 HEAD = """entity Out:

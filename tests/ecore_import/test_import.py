@@ -11,7 +11,7 @@ import pytest
 
 from cfmodel.errors import CfSerializationError, CfUsageError
 from cfmodel.serializers import canonical
-from cfmodel.transforms.ecore_import import import_ecore, read_ecore_files
+from cfmodel.transforms.cf.ecore_import import import_ecore, read_ecore_files
 from tests.emf.emf import EmfChecker
 from tests.lift.helpers import RICH, WEBSHOP, lifted
 from tests.resolve.corpus_project import build_corpus_project

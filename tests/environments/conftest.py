@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from cfmodel.errors import CfModelError
-from cfmodel.transforms.environments import Evaluation, evaluate_environments
-from cfmodel.transforms.request import RequestOptions, RequestResult, run_request
+from cfmodel.transforms.environments.environments import Evaluation, evaluate_environments
+from cfmodel.transforms.environments.request import RequestOptions, RequestResult, run_request
 
 MAIN = '"""A project."""\nx = 1\n'
 

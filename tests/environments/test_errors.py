@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from cfmodel.transforms.request import EncClassifier, RequestOptions
+from cfmodel.transforms.environments.request import EncClassifier, RequestOptions
 
 from .conftest import Project
 

@@ -13,7 +13,7 @@ import pytest
 
 from cfmodel.cli import main
 from cfmodel.project import load_project
-from cfmodel.transforms.request import load_target, run_request
+from cfmodel.transforms.environments.request import load_target, run_request
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "environments"

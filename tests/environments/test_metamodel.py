@@ -11,7 +11,7 @@ from pyecore.resources import ResourceSet
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel import environments as em
 from cfmodel.serializers import XmiOptions, canonical, ecore, read, write
-from cfmodel.transforms.request import catalog_model, model_ids
+from cfmodel.transforms.environments.request import catalog_model, model_ids
 from tests.conftest import skip_or_fail
 from tests.emf.emf import EmfChecker, EmfUnavailableError, build_checker
 

@@ -13,8 +13,8 @@ from cfmodel.errors import Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings, parse_str
 from cfmodel.metamodel import environments as em
 from cfmodel.serializers import JsonOptions, XmiOptions, canonical, read, write
-from cfmodel.transforms.providers import BindingsProvider
-from cfmodel.transforms.request import (
+from cfmodel.transforms.bindings.providers import BindingsProvider
+from cfmodel.transforms.environments.request import (
     Classification,
     EncClassifier,
     RequestOptions,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cfmodel.transforms.environments import EnvironmentKind, SourceKind
-from cfmodel.transforms.request import Classification, RequestOptions, StaticClassifier
+from cfmodel.transforms.environments.environments import EnvironmentKind, SourceKind
+from cfmodel.transforms.environments.request import Classification, RequestOptions, StaticClassifier
 
 from .conftest import Project
 

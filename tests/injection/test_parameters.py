@@ -503,8 +503,8 @@ m = 128
 
 def test_a_custom_producer_as_a_parameter_source(project: Project) -> None:
     """``bind parameters X to producer '...'`` (the seed's fourth kind of parameter producer)."""
-    from cfmodel.transforms.compose import ComposeOptions
-    from cfmodel.transforms.providers import create_injector
+    from cfmodel.transforms.bindings.compose import ComposeOptions
+    from cfmodel.transforms.bindings.providers import create_injector
 
     bindings = (
         "bindings default {\n"

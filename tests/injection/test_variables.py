@@ -73,8 +73,8 @@ def test_assigning_another_value_is_an_error_naming_both(project: Project) -> No
 
 def test_only_model_values_are_injected() -> None:
     from cfmodel.errors import CfEvaluationError, Span
-    from cfmodel.transforms.compose import TypeValue, cf_type
-    from cfmodel.transforms.refine.injection import model_value
+    from cfmodel.transforms.bindings.compose import TypeValue, cf_type
+    from cfmodel.transforms.cf.refine.injection import model_value
 
     bound = {"k": [1, "a", None, True, 1.5]}
     copied = model_value(bound, None, "variable 'x'")

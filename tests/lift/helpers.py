@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cfmodel.project import load_project
-from cfmodel.transforms.lift import DomainMetamodel, LiftOptions, lift
-from cfmodel.transforms.resolve import resolve
+from cfmodel.transforms.cf.lift import DomainMetamodel, LiftOptions, lift
+from cfmodel.transforms.cf.resolve import resolve
 
 REPO = Path(__file__).resolve().parents[2]
 RICH = Path(__file__).parent / "fixtures" / "rich"

@@ -11,7 +11,7 @@ import pytest
 
 from cfmodel.serializers import canonical, xmi
 from cfmodel.serializers.base import ncname_id
-from cfmodel.transforms.lift import DomainMetamodel
+from cfmodel.transforms.cf.lift import DomainMetamodel
 from tests.emf.emf import EmfChecker
 from tests.resolve.corpus_project import build_corpus_project
 

@@ -11,9 +11,9 @@ from pyecore.ecore import EAttribute, EClass, EEnum, EReference
 from cfmodel.errors import CfUsageError
 from cfmodel.serializers import canonical, ecore, xmi
 from cfmodel.serializers import json as json_format
-from cfmodel.transforms import lift as lift_module
-from cfmodel.transforms.lift import LiftOptions, namespace_prefix, namespace_uri
-from cfmodel.transforms.refine import compile_project
+from cfmodel.transforms.cf import lift as lift_module
+from cfmodel.transforms.cf.lift import LiftOptions, namespace_prefix, namespace_uri
+from cfmodel.transforms.cf.refine import compile_project
 
 from .helpers import RICH, WEBSHOP, lifted
 
@@ -245,7 +245,7 @@ def test_written_files_read_back_equal(tmp_path: Path) -> None:
     mm = lifted(RICH)
     paths = mm.write(tmp_path)
     assert sorted(p.name for p in paths) == ["__config__.ecore", "infra.ecore", "std.ecore"]
-    from cfmodel.transforms.ecore_import import read_ecore_files
+    from cfmodel.transforms.cf.ecore_import import read_ecore_files
 
     packages = read_ecore_files(paths)
     assert canonical.dump_packages(sorted(packages, key=lambda p: p.name)) == canonical.dump_packages(

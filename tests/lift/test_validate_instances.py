@@ -9,8 +9,8 @@ import pytest
 
 from cfmodel.errors import CfModelError, CfUsageError
 from cfmodel.serializers import xmi
-from cfmodel.transforms.refine import compile_project
-from cfmodel.transforms.validate_instances import load_metamodel, validate
+from cfmodel.transforms.cf.refine import compile_project
+from cfmodel.transforms.cf.validate_instances import load_metamodel, validate
 
 from .helpers import RICH
 

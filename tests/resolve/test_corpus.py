@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cfmodel.project import load_project
-from cfmodel.transforms.program import LinkedProgram
-from cfmodel.transforms.resolve import resolve
+from cfmodel.transforms.cf.program import LinkedProgram
+from cfmodel.transforms.cf.resolve import resolve
 from tests.resolve.corpus_project import build_corpus_project
 
 pytestmark = pytest.mark.corpus

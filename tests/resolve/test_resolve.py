@@ -14,8 +14,8 @@ import pytest
 
 from cfmodel.errors import CfCompileError
 from cfmodel.project import load_project
-from cfmodel.transforms.program import LinkedProgram, dump_program
-from cfmodel.transforms.resolve import resolve
+from cfmodel.transforms.cf.program import LinkedProgram, dump_program
+from cfmodel.transforms.cf.resolve import resolve
 from tests.golden import Case, load_cases, rewrite_case
 
 CASES = sorted(Path(__file__).with_name("cases").glob("*.test"))

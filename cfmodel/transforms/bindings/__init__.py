@@ -1,0 +1,1 @@
+"""The bindings language (ARM-8) and Hiera: composition (compose/) and layer providers (providers/)."""

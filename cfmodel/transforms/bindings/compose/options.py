@@ -1,0 +1,35 @@
+"""Options and inputs of a composition."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from cfmodel.errors import Span
+from cfmodel.metamodel.bindings import ModelObject
+from cfmodel.transforms.bindings.compose.values import ProducerFactory
+
+
+class NestingRule(enum.Enum):
+    """How a nested (``and``-ed) binding is ranked."""
+
+    VECTOR = "vector"  # numbered paragraphs: more specific, never above the next category
+    HIGHEST = "highest"  # the seed's literal rule: the precedence of its highest category
+
+
+@dataclass(frozen=True, slots=True)
+class ComposeOptions:
+    """Settings of a composition; ``producers`` maps producer type names (or names) to factories."""
+
+    nesting: NestingRule = NestingRule.VECTOR
+    producers: Mapping[str, ProducerFactory] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LayerInput:
+    """One layer: a label, its bindings (``NamedBindings``), and where it was declared."""
+
+    name: str
+    bindings: Sequence[ModelObject]
+    span: Span | None = None

@@ -1,0 +1,418 @@
+"""``hiera:``: Hiera 5 data (``hiera.yaml`` + YAML/JSON files) as bindings, per request.
+
+Input: a Hiera 5 configuration (``hiera:`` is ``<root>/hiera.yaml``, ``hiera:/x/h.yaml`` is
+``<root>/x/h.yaml``), the request's facts, and merge behaviours to force for some keys (as
+``puppet lookup --merge`` does). Output: one ``bindings hiera`` (``hiera::x::h`` for another
+file) binding every key found in the request's data files to the value Hiera 5 would look up:
+the hierarchy's paths are interpolated with the facts, each key's value is merged across the
+levels with its merge behaviour (``lookup_options``, or ``first``), and ``%{...}`` in the data
+is interpolated. The binding's span is where the key is in the highest data file that has it;
+its ``provenance`` option lists every data file that contributed and the merge behaviour
+(``cfmodel bindings explain`` prints them).
+
+Hiera 5 as read here: ``version: 5``; ``defaults`` and per level ``datadir`` (relative to
+the ``hiera.yaml``; default ``data``) and ``data_hash`` (``yaml_data``, ``json_data``);
+levels with ``path``, ``paths``, ``glob``, ``globs`` or ``mapped_paths``; missing files are
+skipped. Interpolation: ``%{facts.a.b}``, ``%{trusted.x}``, ``%{::x}``/``%{x}`` (a fact),
+``%{scope('x')}``, ``%{literal('%')}``, ``%{lookup('k')}``/``%{hiera('k')}`` (the key's value
+as text) and ``%{alias('k')}`` (the key's value itself, when it is the whole string); an
+unknown fact is ``""``. ``lookup_options`` from every level (higher wins), by exact key or by
+``^regex``. Merges: ``merges.py``. Not read: other backends (``lookup_key``, ``data_dig``,
+``hocon_data``, ``uri``), ``convert_to``, dotted keys digging into hashes.
+
+Error codes: ``hiera-config`` (no such file, not version 5, a malformed level),
+``hiera-unsupported`` (a backend or location kind not read here), ``hiera-data`` (a data file
+is not a YAML/JSON mapping), ``hiera-interpolation``, ``hiera-merge``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cfmodel.errors import Diagnostics, Span
+from cfmodel.grammars.bindings import ParsedBindings
+from cfmodel.transforms.bindings.compose import Value, show
+from cfmodel.transforms.bindings.providers.base import BindingsBuilder, file_span, json_marks, yaml_marks
+from cfmodel.transforms.bindings.providers.merges import (
+    Merge,
+    MergeError,
+    deep_merge,
+    merge_values,
+    parse_merge,
+)
+
+CONFIG = "hiera.yaml"
+LOOKUP_OPTIONS = "lookup_options"
+BACKENDS = ("yaml_data", "json_data")
+LOCATIONS = ("path", "paths", "glob", "globs", "mapped_paths")
+UNSUPPORTED = ("lookup_key", "data_dig", "hocon_data", "uri", "uris")
+_INTERPOLATION = re.compile(r"%\{([^}]*)\}")
+_FUNCTION = re.compile(r"""^\s*(\w+)\(\s*(?:'([^']*)'|"([^"]*)")\s*\)\s*$""")
+
+
+class HieraError(Exception):
+    """A problem in the configuration or the data (``code`` and ``span`` say what and where)."""
+
+    def __init__(self, message: str, code: str, span: Span | None) -> None:
+        super().__init__(message)
+        self.message, self.code, self.span = message, code, span
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One data file of the hierarchy that exists for this request."""
+
+    level: str
+    file: Path
+    data: Mapping[Any, Value]
+    marks: Mapping[tuple[Any, ...], tuple[int, int]]
+
+    def span(self, key: Any) -> Span:
+        line, col = self.marks.get((key,), (1, 1))
+        return file_span(self.file, line, col, len(str(key)))
+
+    def where(self, key: Any) -> str:
+        return f'{self.span(key).start()} (level "{self.level}")'
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A key's value as Hiera looks it up, and where it came from (highest first)."""
+
+    value: Value
+    sources: tuple[Source, ...]
+    merge: Merge
+
+
+@dataclass(slots=True)
+class Hierarchy:
+    """A Hiera 5 configuration, read for one request's facts."""
+
+    config: Path
+    facts: Mapping[str, Value]
+    levels: list[list[Source]] = field(default_factory=list)
+    _options: dict[Any, Value] | None = None
+    _looking: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, config: Path, facts: Mapping[str, Value]) -> Hierarchy:
+        """Read the configuration and the data files its paths name for these facts.
+
+        Raises:
+            HieraError: the configuration or a data file cannot be used.
+        """
+        hierarchy = cls(config, facts)
+        hierarchy._read()
+        return hierarchy
+
+    # --- the configuration -----------------------------------------------------------------
+    def _read(self) -> None:
+        try:
+            text = self.config.read_text(encoding="utf-8")
+        except OSError as err:
+            raise HieraError(f"cannot read {self.config}: {err.strerror}", "hiera-config", None) from None
+        marks = yaml_marks(text)
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise HieraError(
+                f"{self.config.name} is not valid YAML: {err}", "hiera-config", self._at(marks)
+            ) from None
+        if not isinstance(data, dict) or data.get("version") != 5:
+            raise HieraError(f"{self.config.name} must be a Hiera 5 configuration (version: 5)",
+                             "hiera-config", self._at(marks, "version"))  # fmt: skip
+        defaults = data.get("defaults") or {}
+        levels = data.get("hierarchy")
+        if levels is None:
+            levels = [{"name": "Common", "path": "common.yaml"}]
+        if not isinstance(defaults, dict) or not isinstance(levels, list):
+            message = "defaults must be a mapping and hierarchy a list of levels"
+            raise HieraError(message, "hiera-config", self._at(marks, "hierarchy"))
+        for index, level in enumerate(levels):
+            span = self._at(marks, "hierarchy", index)
+            if not isinstance(level, dict) or not isinstance(level.get("name"), str):
+                raise HieraError("a hierarchy level must be a mapping with a name", "hiera-config", span)
+            self.levels.append(self._level({**defaults, **level}, span))
+
+    def _at(self, marks: Mapping[tuple[Any, ...], tuple[int, int]], *path: Any) -> Span:
+        line, col = marks.get(path, (1, 1))
+        return file_span(self.config, line, col)
+
+    def _level(self, level: Mapping[str, Any], span: Span) -> list[Source]:
+        name = str(level["name"])
+        for key in UNSUPPORTED:
+            if key in level:
+                message = f'level "{name}": {key} is not supported here (only {", ".join(BACKENDS)} data)'
+                raise HieraError(message, "hiera-unsupported", span)
+        backend = level.get("data_hash", "yaml_data")
+        if backend not in BACKENDS:
+            use = " or ".join(BACKENDS)
+            message = f'level "{name}": the data_hash {show(backend)} is not supported (use {use})'
+            raise HieraError(message, "hiera-unsupported", span)
+        kinds = [k for k in LOCATIONS if k in level]
+        if len(kinds) != 1:
+            message = f'level "{name}" needs exactly one of {", ".join(LOCATIONS)}'
+            raise HieraError(message, "hiera-config", span)
+        datadir = self.config.parent / self._interpolate_path(str(level.get("datadir", "data")), span)
+        files = self._locations(kinds[0], level[kinds[0]], datadir, name, span)
+        return [self._source(name, f, backend) for f in files if f.is_file()]
+
+    def _locations(self, kind: str, spec: Any, datadir: Path, name: str, span: Span) -> list[Path]:
+        if kind == "mapped_paths":
+            if not (isinstance(spec, list) and len(spec) == 3 and all(isinstance(s, str) for s in spec)):
+                message = f'level "{name}": mapped_paths is [<fact or variable>, <name>, <path>]'
+                raise HieraError(message, "hiera-config", span)
+            values = self._variable(spec[0])
+            items = list(values) if isinstance(values, list | dict) else [] if values is None else [values]
+            paths = [self._interpolate_path(spec[2], span, {spec[1]: item}) for item in items]
+            return [datadir / p for p in paths]
+        specs = [spec] if kind in ("path", "glob") else spec
+        if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
+            raise HieraError(f'level "{name}": {kind} must be text or a list of texts', "hiera-config", span)
+        paths = [self._interpolate_path(s, span) for s in specs]
+        if kind in ("glob", "globs"):
+            return [f for p in paths for f in sorted(datadir.glob(p))]
+        return [datadir / p for p in paths]
+
+    def _source(self, level: str, file: Path, backend: str) -> Source:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as err:
+            raise HieraError(f"cannot read {file}: {err.strerror}", "hiera-data", None) from None
+        try:
+            data = json.loads(text) if backend == "json_data" else yaml.safe_load(text)
+        except (ValueError, yaml.YAMLError) as err:
+            kind = "JSON" if backend == "json_data" else "YAML"
+            raise HieraError(f"{file} is not valid {kind}: {err}", "hiera-data", file_span(file)) from None
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise HieraError(f"{file} must hold a mapping of keys to values", "hiera-data", file_span(file))
+        marks = json_marks(text) if backend == "json_data" else yaml_marks(text)
+        return Source(level, file, data, marks)
+
+    # --- interpolation --------------------------------------------------------------------------
+    def _variable(self, expr: str, extra: Mapping[str, Value] | None = None) -> Value:
+        """A fact or variable: ``facts.os.family``, ``trusted.certname``, ``::fqdn``, ``fqdn``."""
+        parts = expr.strip().removeprefix("::").split(".")
+        if extra and parts[0] in extra:
+            value: Value = extra[parts[0]]
+        elif parts[0] == "facts":
+            value = dict(self.facts)
+        elif parts[0] == "trusted":
+            value = self.facts.get("trusted", {})
+        else:
+            value = self.facts.get(parts[0])
+        for part in parts[1:]:
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
+
+    def _interpolate_path(self, text: str, span: Span, extra: Mapping[str, Value] | None = None) -> str:
+        def replace(expr: str) -> Value:
+            function = _FUNCTION.match(expr)
+            if function is not None:
+                name, argument = function.group(1), function.group(2) or function.group(3) or ""
+                if name == "literal":
+                    return argument
+                if name == "scope":
+                    return self._variable(argument, extra)
+                message = f"{name}() cannot be used in a hierarchy path (only facts, scope() and literal())"
+                raise HieraError(message, "hiera-interpolation", span)
+            return self._variable(expr, extra)
+
+        return str(_interpolate(text, replace, None))
+
+    def interpolate(self, value: Value, source: Source, key: Any) -> Value:
+        """``%{...}`` in a data value (in strings, hash keys, nested arrays and hashes)."""
+        if isinstance(value, str):
+            return self._interpolate_text(value, source, key)
+        if isinstance(value, list):
+            return [self.interpolate(v, source, key) for v in value]
+        if isinstance(value, dict):
+            return {
+                self.interpolate(k, source, key): self.interpolate(v, source, key) for k, v in value.items()
+            }
+        return value
+
+    def _interpolate_text(self, text: str, source: Source, key: Any) -> Value:
+        if "%{" not in text:
+            return text
+        span = source.span(key)
+
+        def replace(expr: str) -> Value:
+            function = _FUNCTION.match(expr)
+            if function is None:
+                return self._variable(expr)
+            name, argument = function.group(1), function.group(2) or function.group(3) or ""
+            if name == "literal":
+                return argument
+            if name == "scope":
+                return self._variable(argument)
+            if name in ("lookup", "hiera", "alias"):
+                found = self._nested_lookup(argument, span)
+                return found.value if found is not None else None
+            raise HieraError(
+                f"unknown interpolation function {name}() in {text!r}", "hiera-interpolation", span
+            )
+
+        alias = _FUNCTION.match(text[2:-1]) if text.startswith("%{") and text.endswith("}") else None
+        if alias is not None and alias.group(1) == "alias":
+            return replace(text[2:-1])
+        if "alias(" in text:
+            message = f"alias() must be the whole value, as in '%{{alias(\"key\")}}' (in {text!r})"
+            raise HieraError(message, "hiera-interpolation", span)
+        return _interpolate(text, replace, span)
+
+    def _nested_lookup(self, name: str, span: Span) -> Found | None:
+        if name in self._looking:
+            chain = " -> ".join(repr(k) for k in [*self._looking[self._looking.index(name) :], name])
+            raise HieraError(f"endless interpolation: {chain}", "hiera-interpolation", span)
+        return self.lookup(name)
+
+    # --- lookups ----------------------------------------------------------------------------------
+    def all_keys(self) -> list[Any]:
+        """Every key of this request's data files (highest level first, each once)."""
+        seen: dict[Any, None] = {}
+        for level in self.levels:
+            for source in level:
+                for key in source.data:
+                    if key != LOOKUP_OPTIONS:
+                        seen.setdefault(key, None)
+        return list(seen)
+
+    def merge_of(self, key: Any) -> Merge:
+        """The merge behaviour of ``lookup_options`` for a key (``first`` if none)."""
+        options = self._lookup_options()
+        entry = options.get(key)
+        if entry is None:
+            entry = next(
+                (
+                    v
+                    for k, v in options.items()
+                    if isinstance(k, str) and k.startswith("^") and re.search(k, str(key))
+                ),
+                None,
+            )
+        if entry is None:
+            return Merge()
+        if not isinstance(entry, dict):
+            raise MergeError(f"the lookup_options of {key!r} must be a mapping, not {show(entry)}")
+        return parse_merge(entry.get("merge"))
+
+    def _lookup_options(self) -> dict[Any, Value]:
+        if self._options is None:
+            found = [
+                s.data[LOOKUP_OPTIONS] for level in self.levels for s in level if LOOKUP_OPTIONS in s.data
+            ]
+            merged: dict[Any, Value] = {}
+            for options in reversed(found):
+                if isinstance(options, dict):
+                    merged = deep_merge(options, merged, Merge("deep"))
+            self._options = merged
+        return self._options
+
+    def lookup(self, key: Any, merge: Merge | None = None) -> Found | None:
+        """The key's value for this request (None: no data file has it).
+
+        Raises:
+            HieraError, MergeError: interpolation or merge problems.
+        """
+        self._looking.append(key)
+        try:
+            return self._lookup(key, merge or self.merge_of(key))
+        finally:
+            self._looking.pop()
+
+    def _lookup(self, key: Any, merge: Merge) -> Found | None:
+        values: list[Value] = []
+        sources: list[Source] = []
+        for level in self.levels:
+            level_values = [self.interpolate(s.data[key], s, key) for s in level if key in s.data]
+            if not level_values:
+                continue
+            sources.extend(s for s in level if key in s.data)
+            values.append(merge_values(level_values, merge, single=len(level) == 1))
+            if merge.strategy == "first":
+                break
+        if not values:
+            return None
+        return Found(merge_values(values, merge, single=len(self.levels) == 1), tuple(sources), merge)
+
+
+def _interpolate(text: str, replace: Callable[[str], Value], span: Span | None) -> Value:
+    def one(match: re.Match[str]) -> str:
+        value = replace(match.group(1))
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str | int | float):
+            return str(value)
+        return json.dumps(value)
+
+    return _INTERPOLATION.sub(one, text)
+
+
+@dataclass(frozen=True, slots=True)
+class HieraProvider:
+    """``hiera:`` for one request: the facts choose the data files."""
+
+    root: Path
+    facts: Mapping[str, Value]
+    merges: Mapping[str, Merge] = field(default_factory=dict)
+    scheme: str = "hiera"
+
+    def config(self, path: str) -> Path:
+        relative = path.strip("/") or CONFIG
+        return self.root / relative
+
+    def load(self, path: str, span: Span | None, diags: Diagnostics) -> list[ParsedBindings]:
+        config = self.config(path)
+        try:
+            hierarchy = Hierarchy.read(config, self.facts)
+        except HieraError as err:
+            diags.error(err.span or span, err.message, err.code)
+            return []
+        relative = config.relative_to(self.root) if config.is_relative_to(self.root) else config
+        name = "hiera" if str(relative) == CONFIG else "hiera::" + "::".join(relative.with_suffix("").parts)
+        builder = BindingsBuilder(str(config))
+        named = builder.named(re.sub(r"[^A-Za-z0-9_:]", "_", name))
+        for key in hierarchy.all_keys():
+            found = self._lookup(hierarchy, key, diags)
+            if found is None:
+                continue
+            provenance = [f"hiera merge {found.merge}"] + [s.where(key) for s in found.sources]
+            builder.bind(named, str(key), found.value, found.sources[0].span(key), {"provenance": provenance})
+        return [builder.result()]
+
+    def _lookup(self, hierarchy: Hierarchy, key: Any, diags: Diagnostics) -> Found | None:
+        try:
+            return hierarchy.lookup(key, self.merges.get(str(key)))
+        except HieraError as err:
+            diags.error(err.span, err.message, err.code)
+        except MergeError as err:
+            where = next((s.span(key) for level in hierarchy.levels for s in level if key in s.data), None)
+            diags.error(where, f"cannot merge the values of {key!r}: {err.message}", err.code)
+        return None
+
+
+def lookup(config: Path, facts: Mapping[str, Value], key: str, merge: Merge | None = None) -> Found | None:
+    """Look one key up the way ``puppet lookup`` does (for tests and the CLI).
+
+    Raises:
+        HieraError, MergeError: see ``Hierarchy``.
+    """
+    return Hierarchy.read(config, facts).lookup(key, merge)
+
+
+def merges_for(keys: Sequence[str], spec: Value) -> dict[str, Merge]:
+    """The same merge behaviour forced for every key given."""
+    merge = parse_merge(spec)
+    return {key: merge for key in keys}

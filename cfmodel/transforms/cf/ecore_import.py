@@ -1,0 +1,822 @@
+"""``cfmodel ecore import``: EMF metamodels (``.ecore``) back to ``.cf`` definitions.
+
+Input: one or more ``.ecore`` files (read safely, all into one resource set, so files
+may refer to each other in circles). Output: a project directory: ``project.yml``,
+``main.cf`` and one module per root package under ``libs/`` (``module.yaml`` and
+``model/…``; a package ``a::b`` is ``model/b.cf``, or ``model/b/_init.cf`` when it has
+subpackages), rendered with the Jinja2 templates in ``cfmodel/templates/``.
+
+What is written: entities (supertypes, attributes with types and defaults, docstrings),
+relations with their multiplicities (one statement per ``eOpposite`` pair, placed in the
+namespace of its first end), enums, typedefs, indexes, constructor typedefs and changed
+inherited defaults — everything `lift` records, so ``.cf → .ecore → .cf → .ecore`` gives
+the same ``.ecore`` the second time (docs/metamodel.md, "Reverse direction").
+
+Metamodels that did not come from cfmodel are mapped as far as the language goes: Ecore
+data types to ``string``/``int``/``float``/``bool`` (EDataTypes of their own become
+typedefs only when they carry ExtendedMetaData facets: ``pattern``, ``enumeration``,
+``min/maxInclusive``, ``min/maxExclusive``), upper bounds other than 1 to ``T[]``, a
+class without supertypes to an entity (``std::Entity`` is its parent in the language),
+names that are keywords of the language get a ``_`` appended. A ``# note:`` comment
+marks each such change. The built-in ``std`` package is never written (it is cfmodel's
+own); its nsURI is resolved against cfmodel's ``std`` when no ``std.ecore`` is given.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from lxml import etree  # type: ignore[import-untyped]  # no stubs
+from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EPackage, EReference
+from pyecore.resources import ResourceSet
+
+from cfmodel.errors import CfModelError, CfSerializationError, CfUsageError
+from cfmodel.grammars import nodes
+from cfmodel.grammars.cf import parse_str
+from cfmodel.serializers import atomic
+from cfmodel.serializers import ecore as ecore_format
+from cfmodel.serializers.base import ECORE_NS, XMI_NS, local_registry, register_packages
+from cfmodel.serializers.xmlsafe import XmlLimits, parse_file
+from cfmodel.transforms.cf import lift as lf
+from cfmodel.transforms.cf.unparse import literal
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+STD_URI = lf.namespace_uri("std")
+EXTENDED_METADATA = "http:///org/eclipse/emf/ecore/util/ExtendedMetaData"
+KEYWORDS = frozenset(
+    [
+        "typedef",
+        "as",
+        "entity",
+        "extends",
+        "end",
+        "in",
+        "implementation",
+        "for",
+        "matching",
+        "index",
+        "implement",
+        "using",
+        "when",
+        "and",
+        "or",
+        "not",
+        "true",
+        "false",
+        "import",
+        "is",
+        "defined",
+        "null",
+        "undef",
+        "parents",
+        "if",
+        "else",
+        "elif",
+        "enum",
+        "include",
+    ]
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# Ecore's own data types and Java classes -> cf primitive
+_ECORE_PRIMITIVES = {
+    "EString": "string",
+    "EChar": "string",
+    "ECharacterObject": "string",
+    "EDate": "string",
+    "EInt": "int",
+    "EIntegerObject": "int",
+    "ELong": "int",
+    "ELongObject": "int",
+    "EShort": "int",
+    "EShortObject": "int",
+    "EByte": "int",
+    "EByteObject": "int",
+    "EBigInteger": "int",
+    "EDouble": "float",
+    "EDoubleObject": "float",
+    "EFloat": "float",
+    "EFloatObject": "float",
+    "EBigDecimal": "float",
+    "EBoolean": "bool",
+    "EBooleanObject": "bool",
+}
+_JAVA_PRIMITIVES = {
+    "java.lang.String": "string",
+    "char": "string",
+    "java.lang.Character": "string",
+    "java.util.Date": "string",
+    "int": "int",
+    "java.lang.Integer": "int",
+    "long": "int",
+    "java.lang.Long": "int",
+    "short": "int",
+    "java.lang.Short": "int",
+    "byte": "int",
+    "java.lang.Byte": "int",
+    "java.math.BigInteger": "int",
+    "double": "float",
+    "java.lang.Double": "float",
+    "float": "float",
+    "java.lang.Float": "float",
+    "java.math.BigDecimal": "float",
+    "boolean": "bool",
+    "java.lang.Boolean": "bool",
+}
+
+
+# ---------------------------------------------------------------------- reading
+
+
+def read_ecore_files(
+    paths: Sequence[Path | str], resource_set: ResourceSet | None = None, limits: XmlLimits | None = None
+) -> list[EPackage]:
+    """Read ``.ecore`` files into *resource_set* together; return their root packages.
+
+    References between the files may go in circles. A reference to cfmodel's ``std``
+    package, when no file defines it, is resolved against the built-in ``std``.
+
+    Raises:
+        CfSerializationError: unsafe or malformed XML, or references to packages no
+            given file defines.
+    """
+    rset = resource_set if resource_set is not None else ResourceSet()
+    opts = limits or XmlLimits()
+    trees = [(Path(p), parse_file(p, opts)) for p in paths]
+    _file_references_to_uris(trees, opts)
+    defined: set[str] = set()
+    used: dict[str, str] = {}
+    for path, tree in trees:
+        for element in tree.getroot().iter():
+            if not isinstance(element.tag, str):
+                continue
+            if element.get("nsURI"):
+                defined.add(element.get("nsURI"))
+            for key in _REFERENCE_KEYS:
+                for ref in (element.get(key) or "").split():
+                    uri = ref.partition("#")[0]
+                    if uri and not uri.startswith("ecore:") and uri != ECORE_NS:
+                        used.setdefault(uri, str(path))
+    registry = local_registry(rset)
+    missing = sorted(uri for uri in used if uri not in defined and uri not in registry)
+    if STD_URI in missing:
+        register_packages(rset, builtin_std_packages())
+        missing.remove(STD_URI)
+    if missing:
+        detail = "; ".join(f"{uri} (used in {used[uri]})" for uri in missing)
+        raise CfSerializationError(
+            f"the metamodel refers to packages no given file defines: {detail}; give their .ecore files too",
+            code="missing-package",
+        )
+    if len(trees) == 1:
+        return list(ecore_format.read(trees[0][0], rset, ecore_format.EcoreOptions(opts)).roots)
+    combined = etree.Element(f"{{{XMI_NS}}}XMI", nsmap={"xmi": XMI_NS})
+    for _, tree in trees:
+        root = tree.getroot()
+        combined.extend(list(root) if root.tag == f"{{{XMI_NS}}}XMI" else [root])
+    name = ", ".join(str(path) for path, _ in trees)
+    doc = ecore_format.from_bytes(etree.tostring(combined), name, rset, ecore_format.EcoreOptions(opts))
+    return list(doc.roots)
+
+
+_REFERENCE_KEYS = ("eType", "eSuperTypes", "eOpposite")
+
+
+def _file_references_to_uris(trees: list[tuple[Path, Any]], limits: XmlLimits) -> None:
+    """Rewrite references to files (``../x.ecore#//A``, as EMF writes them) to nsURIs.
+
+    A reference names the given file it resolves to, else an existing file (whose root
+    nsURI is read), else the given file with the same name; others stay as they are.
+    """
+    by_path: dict[Path, str | None] = {path.resolve(): tree.getroot().get("nsURI") for path, tree in trees}
+    by_name: dict[str, str | None] = {path.name: tree.getroot().get("nsURI") for path, tree in trees}
+    defined = {e.get("nsURI") for _, tree in trees for e in tree.getroot().iter() if isinstance(e.tag, str)}
+    cache: dict[Path, str | None] = {}
+
+    def uri_of(base: Path, location: str) -> str | None:
+        if not location or location in defined or location.startswith(("http:", "https:", "urn:")):
+            return None
+        name = location.rsplit("/", 1)[-1]
+        if "://" in location or location.startswith("platform:"):
+            return by_name.get(name)
+        target = (base.parent / location).resolve()
+        if target in by_path:
+            return by_path[target]
+        if target.is_file():
+            if target not in cache:
+                try:
+                    cache[target] = parse_file(target, limits).getroot().get("nsURI")
+                except CfSerializationError:
+                    cache[target] = None
+            if cache[target]:
+                return cache[target]
+        return by_name.get(name)
+
+    for path, tree in trees:
+        for element in tree.getroot().iter():
+            if not isinstance(element.tag, str):
+                continue
+            for key in _REFERENCE_KEYS:
+                value = element.get(key)
+                if not value or "#" not in value:
+                    continue
+                parts = []
+                for ref in value.split(" "):
+                    location, sep, fragment = ref.partition("#")
+                    uri = uri_of(path, location) if sep else None
+                    parts.append(f"{uri}#{fragment}" if uri else ref)
+                element.set(key, " ".join(parts))
+
+
+def builtin_std_packages() -> list[EPackage]:
+    """cfmodel's built-in ``std`` module, lifted (the package every entity extends)."""
+    from cfmodel.project import BUILTIN_MODULES, Namespace, Project
+    from cfmodel.project import parse_file as parse_cf
+    from cfmodel.transforms.cf.resolve import resolve
+
+    path = BUILTIN_MODULES / "std" / "model" / "_init.cf"
+    tree = parse_cf(path)
+    project = Project(BUILTIN_MODULES, "std", path, [])
+    project.namespaces["std"] = Namespace("std", path, str(path), tree, 0)
+    return lf.lift(resolve(project)).packages
+
+
+def is_builtin_std(package: EPackage) -> bool:
+    """Whether a ``std`` package is cfmodel's built-in ``std`` (then it is not written).
+
+    References that leave ``std`` (relation ends other modules add to std's entities)
+    do not count: the other module's side writes those relations.
+    """
+    return _signature(package) == _signature(builtin_std_packages()[0])
+
+
+def _signature(package: EPackage) -> list[str]:
+    out = [f"package {package.name} {package.nsURI}"]
+    for c in package.eClassifiers:
+        out.append(f"{type(c).__name__} {c.name} {[(a.source, dict(a.details)) for a in c.eAnnotations]}")
+        if isinstance(c, EEnum):
+            out.extend(f"  literal {lit.name} {lit.literal}" for lit in c.eLiterals)
+        if not isinstance(c, EClass):
+            continue
+        out.append(f"  supertypes {[s.name for s in c.eSuperTypes]}")
+        for f in c.eStructuralFeatures:
+            if isinstance(f, EReference) and f.eType.ePackage is not package:
+                continue
+            out.append(
+                f"  {f.name} {f.eType.name} {f.lowerBound} {f.upperBound} {f.defaultValueLiteral} "
+                f"{[(a.source, dict(a.details)) for a in f.eAnnotations]}"
+            )
+    out.extend(line for sub in package.eSubpackages for line in _signature(sub))
+    return out
+
+
+# ---------------------------------------------------------------------- the view model
+
+
+@dataclass
+class Attribute:
+    type: str
+    name: str
+    default: str | None
+    note: str | None = None
+
+
+@dataclass
+class Entity:
+    name: str
+    parents: list[str]
+    doc: str | None
+    attributes: list[Attribute]
+    indexes: list[str]
+    note: str | None = None
+
+
+@dataclass
+class Typedef:
+    name: str
+    base: str
+    constraint: str
+    doc: str | None
+
+
+@dataclass
+class EnumStatement:
+    name: str
+    parent: str | None
+    values: list[str]
+
+
+@dataclass
+class Relation:
+    text: str
+    doc: str | None
+    note: str | None = None
+
+
+@dataclass
+class NamespaceFile:
+    """What one ``.cf`` file holds (the template's input)."""
+
+    namespace: str
+    path: str
+    doc: str | None = None
+    imports: list[str] = field(default_factory=list)
+    typedefs: list[Typedef] = field(default_factory=list)
+    enums: list[EnumStatement] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    constructors: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def docstring(text: str | None, indent: str = "") -> str | None:
+    """A docstring literal for *text*, escaped, that lift cleans back to *text*.
+
+    One line stays on one line; longer texts start on the line after the quotes, every
+    line indented by *indent* (lift removes exactly that common indentation).
+    """
+    if not text:
+        return None
+    body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if "\n" not in body:
+        return f'"""{body[:-1]}\\x22"""' if body.endswith('"') else f'"""{body}"""'
+    lines = [f"{indent}{line}" if line else "" for line in body.split("\n")]
+    return '"""\n' + "\n".join(lines) + f'\n{indent}"""'
+
+
+class _Importer:
+    def __init__(self, roots: list[EPackage], rset: ResourceSet) -> None:
+        self.roots = [r for r in roots if r.nsURI != STD_URI or not is_builtin_std(r)]
+        self.all_roots = list(roots)
+        for pkg in local_registry(rset).values():
+            if isinstance(pkg, EPackage) and pkg.eSuperPackage is None and pkg not in self.all_roots:
+                self.all_roots.append(pkg)
+        self.metamodel = lf.DomainMetamodel(self.all_roots)
+        self.imported: set[int] = set()
+        for root in self.roots:
+            self._mark(root)
+        self.files: dict[str, NamespaceFile] = {}
+        self.names: dict[int, str] = {}  # classifier or feature -> its cf name
+        self.emitted: set[int] = set()
+
+    def _mark(self, package: EPackage) -> None:
+        self.imported.add(id(package))
+        for sub in package.eSubpackages:
+            self._mark(sub)
+
+    # -- names
+
+    def namespace(self, package: EPackage) -> str:
+        parts = [_safe_name(part) for part in self.metamodel.name_of(package).split("::")]
+        return "::".join(parts)
+
+    def local_name(self, classifier: Any) -> str:
+        found = self.names.get(id(classifier))
+        if found is not None:
+            return found
+        name = lf.classifier_name(classifier)
+        if isinstance(classifier, EClass) and not name[:1].isupper():
+            name = name[:1].upper() + name[1:]
+        name = _safe_name(name)
+        self.names[id(classifier)] = name
+        return name
+
+    def ref(self, classifier: Any, here: NamespaceFile) -> str:
+        """How *here* writes a classifier: plainly in its own namespace, else qualified.
+
+        Ecore's own classes (``EObject``, …) stand for any entity: ``std::Entity``.
+        """
+        if classifier.ePackage is not None and classifier.ePackage.nsURI == ECORE_NS:
+            return "std::Entity"
+        namespace = self.namespace(classifier.ePackage)
+        name = self.local_name(classifier)
+        if namespace == here.namespace:
+            return name
+        self.need(here, namespace)
+        return f"{namespace}::{name}"
+
+    def need(self, here: NamespaceFile, namespace: str) -> None:
+        if namespace not in (here.namespace, "std") and namespace not in here.imports:
+            here.imports.append(namespace)
+
+    def need_names_in(self, here: NamespaceFile, text: str) -> None:
+        """Imports for the namespaces a cf expression names (``ip::is_valid(self)``)."""
+        try:
+            module = parse_str(f"x = {text}\n", "<annotation>")
+        except CfModelError:  # a foreign annotation may hold anything
+            return
+        from cfmodel.transforms.cf.resolve import iter_expressions
+
+        for statement in module.statements:
+            if not isinstance(statement, nodes.Assignment):
+                continue
+            for e in iter_expressions(statement.value):
+                name = None
+                if isinstance(e, nodes.Reference | nodes.FunctionCall):
+                    name = e.name.text
+                elif isinstance(e, nodes.Constructor | nodes.IndexQuery):
+                    name = e.entity.text
+                if name and "::" in name:
+                    self.need(here, name.rpartition("::")[0])
+
+    # -- files
+
+    def run(self) -> dict[str, NamespaceFile]:
+        for root in self.roots:
+            self.package(root, root_path=None)
+        for root in self.all_roots:  # relations that dependency classes hold towards imported ones
+            self.dependency_relations(root)
+        for file in self.files.values():
+            file.imports.sort()
+        return self.files
+
+    def package(self, package: EPackage, root_path: str | None) -> None:
+        namespace = self.namespace(package)
+        parts = namespace.split("::")
+        if namespace == "__config__":
+            path = "main.cf"
+        elif len(parts) == 1:
+            path = f"libs/{parts[0]}/model/_init.cf"
+        else:
+            inner = "/".join(parts[1:])
+            path = (
+                f"libs/{parts[0]}/model/{inner}/_init.cf"
+                if package.eSubpackages
+                else f"libs/{parts[0]}/model/{inner}.cf"
+            )
+        here = NamespaceFile(namespace, path)
+        self.files[namespace] = here
+        here.doc = docstring(_documentation(package))
+        if not _IDENTIFIER.match(package.name or "") or package.name in KEYWORDS:
+            here.notes.append(f"EPackage {package.name!r} is namespace {namespace}")
+        constructors = package.getEAnnotation(lf.CONSTRUCTORS)
+        for classifier in package.eClassifiers:
+            if isinstance(classifier, EEnum):
+                self.enum(classifier, here)
+            elif isinstance(classifier, EClass):
+                self.entity(classifier, here)
+            elif isinstance(classifier, EDataType):
+                self.datatype(classifier, here)
+        if constructors is not None:
+            for key, value in constructors.details.items():
+                here.constructors.append((str(key), str(value)))
+                self.need_names_in(here, str(value))
+        for classifier in package.eClassifiers:
+            if isinstance(classifier, EClass):
+                for feature in classifier.eStructuralFeatures:
+                    if isinstance(feature, EReference):
+                        self.relation(feature, here)
+        for sub in package.eSubpackages:
+            self.package(sub, path)
+
+    def dependency_relations(self, package: EPackage) -> None:
+        if id(package) not in self.imported:
+            for classifier in package.eClassifiers:
+                if not isinstance(classifier, EClass):
+                    continue
+                for feature in classifier.eStructuralFeatures:
+                    if not isinstance(feature, EReference) or id(feature) in self.emitted:
+                        continue
+                    target = feature.eType
+                    if isinstance(target, EClass) and id(target.ePackage) in self.imported:
+                        self.relation(feature, self.files[self.namespace(target.ePackage)])
+        for sub in package.eSubpackages:
+            self.dependency_relations(sub)
+
+    # -- classifiers
+
+    def datatype(self, datatype: EDataType, here: NamespaceFile) -> None:
+        annotation = datatype.getEAnnotation(lf.TYPEDEF)
+        name = self.local_name(datatype)
+        if annotation is not None:
+            details = {str(k): str(v) for k, v in annotation.details.items()}
+            base = details.get("base", "string")
+            if "::" in base:
+                base = self.typedef_ref(base, here)
+            if "regex" in details:
+                constraint = f"/{details['regex']}/"
+            else:
+                constraint = details.get("condition", "self == self")
+                self.need_names_in(here, constraint)
+            here.typedefs.append(Typedef(name, base, constraint, docstring(_documentation(datatype))))
+            return
+        facets = _facets(datatype)
+        if facets is not None:
+            base, constraint = facets
+            here.typedefs.append(Typedef(name, base, constraint, docstring(_documentation(datatype))))
+            return
+        self.names[id(datatype)] = _foreign_primitive(datatype)  # used as its primitive
+
+    def typedef_ref(self, qualified: str, here: NamespaceFile) -> str:
+        namespace, _, name = qualified.rpartition("::")
+        if namespace == here.namespace:
+            return name
+        self.need(here, namespace)
+        return qualified
+
+    def enum(self, enum: EEnum, here: NamespaceFile) -> None:
+        name = self.local_name(enum)
+        statements: list[EnumStatement] = []
+        annotation = enum.getEAnnotation(lf.ENUM)
+        parents = {str(k): str(v) for k, v in annotation.details.items()} if annotation is not None else {}
+        for lit in enum.eLiterals:
+            value = lit.literal if lit.literal is not None else lit.name
+            parent = parents.get(str(value))
+            if statements and statements[-1].parent == parent:
+                statements[-1].values.append(literal(str(value)))
+            else:
+                parent_text = literal(parent) if parent else None
+                statements.append(EnumStatement(name, parent_text, [literal(str(value))]))
+        here.enums.extend(statements)
+
+    def entity(self, eclass: EClass, here: NamespaceFile) -> None:
+        name = self.local_name(eclass)
+        notes = [f"EClass {eclass.name!r} is entity {name}"] if name != eclass.name else []
+        if eclass.abstract or eclass.interface:
+            notes.append(
+                f"{eclass.name} is {'an interface' if eclass.interface else 'abstract'} in Ecore; "
+                "entities can always be instantiated"
+            )
+        note = "; ".join(notes) or None
+        parents = list(dict.fromkeys(self.ref(s, here) for s in eclass.eSuperTypes))
+        if parents == ["std::Entity"]:
+            parents = []
+        own = [f for f in eclass.eStructuralFeatures if isinstance(f, EAttribute)]
+        attributes = [self.attribute(f, here) for f in own]
+        defaults = eclass.getEAnnotation(lf.DEFAULTS)
+        if defaults is not None:
+            for key, value in defaults.details.items():
+                inherited = eclass.findEStructuralFeature(str(key))
+                if inherited is None:
+                    continue
+                type_text, _ = self.attribute_type(inherited, here)
+                text = str(value)
+                if text and text != "undef":
+                    self.need_names_in(here, text)
+                attributes.append(Attribute(type_text, _safe_name(str(key)), text or None))
+        index = eclass.getEAnnotation(lf.INDEX)
+        indexes = [
+            ", ".join(_safe_name(n.strip()) for n in str(v).split(","))
+            for v in (index.details.values() if index is not None else [])
+        ]
+        doc = docstring(_documentation(eclass), "    ")
+        here.entities.append(Entity(name, parents, doc, attributes, indexes, note))
+
+    def attribute_type(self, feature: EAttribute, here: NamespaceFile) -> tuple[str, str | None]:
+        """The cf type of an attribute, and a note when the mapping lost something."""
+        declared = lf.cf_type_of(feature)
+        if declared is not None:
+            return declared, None
+        etype = feature.eType
+        note = None
+        if isinstance(etype, EEnum):
+            base = self.ref(etype, here)
+        elif isinstance(etype, EDataType) and etype.ePackage is not None and etype.ePackage.nsURI == ECORE_NS:
+            base = _ECORE_PRIMITIVES.get(etype.name, "string")
+            if etype.name not in _ECORE_PRIMITIVES or etype.name == "EDate":
+                note = f"{feature.name}: Ecore type {etype.name} mapped to string"
+        elif id(etype) in self.names and self.names[id(etype)] in _PRIMITIVE_SET:
+            base = self.names[id(etype)]
+            note = f"{feature.name}: data type {etype.name} ({etype.instanceClassName}) mapped to {base}"
+        else:
+            if etype.getEAnnotation(lf.TYPEDEF) is None and _facets(etype) is None:
+                base = _foreign_primitive(etype)
+                note = f"{feature.name}: data type {etype.name} ({etype.instanceClassName}) mapped to {base}"
+            else:
+                base = self.ref(etype, here)
+        upper = feature.upperBound
+        if upper != 1:
+            if upper > 1:
+                note = f"{feature.name}: upper bound {upper} is not kept (a list has no bound)"
+            return f"{base}[]", note
+        return (f"{base}?" if feature.lowerBound == 0 else base), note
+
+    def attribute(self, feature: EAttribute, here: NamespaceFile) -> Attribute:
+        type_text, note = self.attribute_type(feature, here)
+        name = _safe_name(feature.name)
+        if name != feature.name:
+            note = f"attribute {feature.name!r} is {name}"
+        annotation = feature.getEAnnotation(lf.DEFAULT)
+        default: str | None = None
+        if annotation is not None and annotation.details.get("value") is not None:
+            default = str(annotation.details["value"])
+            self.need_names_in(here, default)
+        elif feature.defaultValueLiteral is not None:
+            default = self.default_literal(feature, type_text)
+        return Attribute(type_text, name, default, note)
+
+    def default_literal(self, feature: EAttribute, type_text: str) -> str | None:
+        text = str(feature.defaultValueLiteral)
+        if isinstance(feature.eType, EEnum):
+            return literal(text)
+        kind = lf.json_kind(feature)
+        if kind is not None:
+            try:
+                return literal(json.loads(text))
+            except (ValueError, TypeError):
+                return literal(text)
+        primitive = self.primitive_of(feature, type_text)
+        try:
+            if primitive == "int":
+                return literal(int(text.strip()))
+            if primitive == "float":
+                if "number" in type_text:
+                    return literal(float(text))
+                return literal(float(Decimal(text.strip())))
+            if primitive == "bool":
+                return literal(text.strip().lower() == "true")
+        except (ValueError, InvalidOperation):
+            return literal(text)
+        return literal(text)
+
+    def primitive_of(self, feature: EAttribute, type_text: str) -> str:
+        base = type_text.rstrip("?").removesuffix("[]")
+        if base in _PRIMITIVE_SET or base == "number":
+            return "float" if base == "number" else base
+        etype = feature.eType
+        annotation = etype.getEAnnotation(lf.TYPEDEF) if isinstance(etype, EDataType) else None
+        if annotation is not None:
+            found = str(annotation.details.get("primitive") or annotation.details.get("base", "string"))
+            return "float" if found == "number" else found
+        if isinstance(etype, EDataType):
+            return _foreign_primitive(etype)
+        return "string"
+
+    # -- relations
+
+    def relation(self, feature: EReference, here: NamespaceFile) -> None:
+        if id(feature) in self.emitted:
+            return
+        opposite = feature.eOpposite
+        self.emitted.add(id(feature))
+        if opposite is not None:
+            self.emitted.add(id(opposite))
+        owner = feature.eContainingClass
+        annotation = feature.getEAnnotation(lf.RELATION)
+        details = {str(k): str(v) for k, v in annotation.details.items()} if annotation is not None else {}
+        left = f"{self.ref(owner, here)}.{_safe_name(feature.name)} {_multiplicity(feature)}"
+        if details.get("symmetric") == "true":
+            right = left
+        elif opposite is not None:
+            other = self.ref(opposite.eContainingClass, here)
+            right = f"{other}.{_safe_name(opposite.name)} {_multiplicity(opposite)}"
+        else:
+            right = self.ref(feature.eType, here)
+        arrow = "--"
+        if details.get("annotations"):
+            arrow = details["annotations"]
+            self.need_names_in(here, arrow)
+        note = None
+        if feature.containment or (opposite is not None and opposite.containment):
+            note = f"{owner.name}.{feature.name}: containment is not kept (relations do not contain)"
+        here.relations.append(Relation(f"{left} {arrow} {right}", docstring(_documentation(feature)), note))
+
+
+_PRIMITIVE_SET = frozenset({"string", "int", "float", "bool", "dict", "list"})
+
+
+def _multiplicity(feature: Any) -> str:
+    lower, upper = feature.lowerBound, feature.upperBound
+    if upper in (-1, -2):
+        return f"[{lower}:]"
+    if upper == lower:
+        return f"[{lower}]"
+    return f"[{lower}:{upper}]"
+
+
+def _documentation(element: Any) -> str | None:
+    annotation = element.getEAnnotation(lf.GENMODEL)
+    if annotation is None:
+        return None
+    found = annotation.details.get("documentation")
+    return str(found) if found else None
+
+
+def _safe_name(name: str) -> str:
+    text = re.sub(r"[^A-Za-z0-9_]", "_", name) or "_"
+    if not (text[:1].isalpha() or text[:1] == "_"):
+        text = "_" + text
+    return text + "_" if text in KEYWORDS else text
+
+
+def _foreign_primitive(datatype: Any) -> str:
+    if datatype.ePackage is not None and datatype.ePackage.nsURI == ECORE_NS:
+        return _ECORE_PRIMITIVES.get(datatype.name, "string")
+    return _JAVA_PRIMITIVES.get(datatype.instanceClassName or "", "string")
+
+
+def _facets(datatype: Any) -> tuple[str, str] | None:
+    """(base, constraint) from ExtendedMetaData facets of a foreign data type, if any."""
+    annotation = datatype.getEAnnotation(EXTENDED_METADATA)
+    if annotation is None:
+        return None
+    details = {str(k): str(v) for k, v in annotation.details.items()}
+    base = _foreign_primitive(datatype)
+    if "pattern" in details:
+        patterns = details["pattern"].split()
+        body = patterns[0] if len(patterns) == 1 else "|".join(f"(?:{p})" for p in patterns)
+        return "string", f"/^(?:{body})$/"
+    conditions: list[str] = []
+    if "enumeration" in details:
+        values = details["enumeration"].split()
+        items = ", ".join(literal(_typed(v, base)) for v in values)
+        conditions.append(f"self in [{items}]")
+    bounds = (("minInclusive", ">="), ("maxInclusive", "<="), ("minExclusive", ">"), ("maxExclusive", "<"))
+    for key, op in bounds:
+        if key in details:
+            conditions.append(f"self {op} {literal(_typed(details[key], base))}")
+    if not conditions:
+        return None
+    return base, " and ".join(conditions)
+
+
+def _typed(text: str, base: str) -> Any:
+    try:
+        if base == "int":
+            return int(text)
+        if base == "float":
+            return float(text)
+    except ValueError:
+        return text
+    return text
+
+
+# ---------------------------------------------------------------------- rendering
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+        autoescape=False,
+    )
+
+
+def render_project(roots: list[EPackage], rset: ResourceSet, name: str = "imported") -> dict[str, str]:
+    """The files of a project holding *roots* as modules: relative path → text."""
+    files = _Importer(roots, rset).run()
+    env = _environment()
+    out: dict[str, str] = {}
+    namespace_template = env.get_template("namespace.cf.j2")
+    for namespace, file in sorted(files.items()):
+        out[file.path] = namespace_template.render(file=file)
+        module = namespace.split("::")[0]
+        if module != "__config__":
+            out[f"libs/{module}/module.yaml"] = env.get_template("module.yaml.j2").render(module=module)
+    modules = sorted({ns.split("::")[0] for ns in files} - {"__config__"})
+    for module in modules:  # every module needs model/_init.cf
+        out.setdefault(
+            f"libs/{module}/model/_init.cf",
+            namespace_template.render(file=NamespaceFile(module, f"libs/{module}/model/_init.cf")),
+        )
+    if "main.cf" not in out:
+        everything = sorted(ns for ns in files if ns != "__config__")
+        main = NamespaceFile("__config__", "main.cf", imports=everything)
+        out["main.cf"] = namespace_template.render(file=main)
+    else:
+        main_file = files["__config__"]
+        main_file.imports = sorted(set(main_file.imports) | {ns for ns in files if ns != "__config__"})
+        out["main.cf"] = namespace_template.render(file=main_file)
+    out["project.yml"] = env.get_template("project.yml.j2").render(name=name)
+    return dict(sorted(out.items()))
+
+
+def import_ecore(
+    paths: Sequence[Path | str], output: Path | str, name: str | None = None, force: bool = False
+) -> list[Path]:
+    """Turn ``.ecore`` files into a project under *output*; return the files written.
+
+    Raises:
+        CfUsageError: a file to write exists with other content and *force* is False.
+        CfSerializationError: the ``.ecore`` files cannot be read.
+    """
+    rset = ResourceSet()
+    roots = read_ecore_files(paths, rset)
+    target = Path(output)
+    project_name = name or (Path(paths[0]).stem if len(paths) == 1 else target.resolve().name)
+    files = render_project(roots, rset, project_name)
+    if not force:
+        clashes = [
+            rel
+            for rel, text in files.items()
+            if (target / rel).is_file() and (target / rel).read_text(encoding="utf-8") != text
+        ]
+        if clashes:
+            raise CfUsageError(f"{target}: would overwrite {', '.join(clashes)} (use --force)")
+    written = []
+    for rel, text in files.items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_bytes(path, text.encode("utf-8"))
+        written.append(path)
+    return written

@@ -1,0 +1,735 @@
+"""Lift: the linked program's definitions become the project's Ecore metamodel.
+
+Input: a `LinkedProgram` (from `resolve`) and `LiftOptions`. Output: a `DomainMetamodel`:
+one `EPackage` per namespace (a module's root namespace is a root package, its child
+namespaces nest as ``eSubpackages``), one `EClass` per entity (every parent an
+``eSuperType``; ``std::Entity`` at the root), one `EAttribute` per attribute, one
+`EReference` per relation end (``eOpposite`` paired, bounds from the multiplicity), one
+`EDataType` per value typedef, one `EEnum` per enum; indexes, docstrings and what Ecore
+cannot say (typedef constraints, non-literal defaults, constructor typedefs) as
+``EAnnotation``\\ s. The whole mapping, the nsURI scheme and every annotation source are
+documented in docs/metamodel.md; this docstring keeps the rules the code relies on.
+
+Guarantees: every package passes `cfmodel.serializers.validate.check_packages` (and so
+loads in Eclipse EMF with no diagnostics); the same program gives the same packages,
+features in the same order, so written ``.ecore`` files are byte-identical; source
+spans stay in a side table (`DomainMetamodel.span_of`) unless ``LiftOptions.spans``
+asks for ``http://cfmodel.org/source`` annotations.
+
+Rules that shape the result:
+
+* nsURI ``<uri_base><namespace with / for ::>`` (default base
+  ``http://cfmodel.org/model/``), nsPrefix the namespace with ``.`` for ``::`` (a ``_``
+  in front when it would start with ``xml``), package name the namespace's last part.
+* Attributes first, in declaration order; then references, by name (a relation end is
+  a feature of its entity's class wherever the relation is declared, so the class must
+  not depend on which file declares it). An attribute that re-declares an inherited one
+  (to change its default) is no new feature: the class gets a defaults annotation.
+* A relation that is its own inverse (``A.peers -- A.peers``) is one reference without
+  ``eOpposite`` (EMF: "The opposite may not be its own opposite"), marked symmetric.
+* A typedef's EDataType is renamed ``<name>_type`` (``_type2``, ...) when its name
+  differs only in case from another classifier of the package (``ip::ip`` and
+  ``ip::IP``); the annotation keeps the cf name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pyecore.ecore import (
+    EAnnotation,
+    EAttribute,
+    EBooleanObject,
+    EClass,
+    EDataType,
+    EDoubleObject,
+    EEnum,
+    EEnumLiteral,
+    ELongObject,
+    EObject,
+    EPackage,
+    EReference,
+    EString,
+)
+from pyecore.resources import ResourceSet
+
+from cfmodel.errors import CfSemanticError, CfUsageError, Span
+from cfmodel.grammars import nodes
+from cfmodel.serializers import atomic
+from cfmodel.serializers import ecore as ecore_format
+from cfmodel.serializers.base import register_packages
+from cfmodel.serializers.validate import check_packages
+from cfmodel.transforms.cf import program as p
+from cfmodel.transforms.cf.conditions import ConstantError, NotChecked, evaluate
+from cfmodel.transforms.cf.unparse import to_source
+
+DEFAULT_URI_BASE = "http://cfmodel.org/model/"
+
+# Annotation sources (docs/metamodel.md)
+GENMODEL = "http://www.eclipse.org/emf/2002/GenModel"  # detail "documentation": docstrings
+NAMESPACE = "http://cfmodel.org/namespace"  # EPackage: "name" = the cf namespace
+TYPE = "http://cfmodel.org/type"  # EAttribute: "type" = the cf type, when Ecore does not say it
+DEFAULT = "http://cfmodel.org/default"  # EAttribute: "value" = a default that is no Ecore literal
+DEFAULTS = "http://cfmodel.org/defaults"  # EClass: inherited attribute name -> its new default
+TYPEDEF = "http://cfmodel.org/typedef"  # EDataType: "base", ["primitive"], "regex" | "condition", ["name"]
+INDEX = "http://cfmodel.org/index"  # EClass: "1", "2", ... = "a, b" (the index properties)
+RELATION = "http://cfmodel.org/relation"  # EReference: "annotations" (its expressions), "symmetric"
+CONSTRUCTORS = "http://cfmodel.org/constructors"  # EPackage: typedef name -> "Entity(k=v)"
+ENUM = "http://cfmodel.org/enum"  # EEnum: value -> its parent value (the "is" tree)
+SOURCE = "http://cfmodel.org/source"  # any element, only with LiftOptions(spans=True): "span"
+
+# cf primitive -> (Ecore data type, Java class of a typedef built on it)
+PRIMITIVE_TYPES: dict[str, tuple[EDataType, str]] = {
+    "string": (EString, "java.lang.String"),
+    "int": (ELongObject, "java.lang.Long"),
+    "float": (EDoubleObject, "java.lang.Double"),
+    "number": (EDoubleObject, "java.lang.Double"),
+    "bool": (EBooleanObject, "java.lang.Boolean"),
+    "dict": (EString, "java.lang.String"),
+    "list": (EString, "java.lang.String"),
+    "any": (EString, "java.lang.String"),
+}
+JSON_TYPES = frozenset({"dict", "list", "any"})
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class LiftOptions:
+    """How to lift: the nsURI base, and whether source spans go into the packages."""
+
+    uri_base: str = DEFAULT_URI_BASE
+    spans: bool = False
+
+
+def namespace_uri(namespace: str, base: str = DEFAULT_URI_BASE) -> str:
+    """The nsURI of a namespace's package: ``<base><a>/<b>`` for ``a::b``."""
+    return base + namespace.replace("::", "/")
+
+
+def namespace_prefix(namespace: str) -> str:
+    """The nsPrefix of a namespace's package: ``a.b`` for ``a::b`` (an XML NCName)."""
+    prefix = namespace.replace("::", ".")
+    return "_" + prefix if prefix.lower().startswith("xml") else prefix
+
+
+def base_primitive(base: p.BaseType) -> p.Primitive | None:
+    """The primitive at the bottom of a type (None for an enum)."""
+    if isinstance(base, p.Primitive):
+        return base
+    if isinstance(base, p.Typedef):
+        return base.base
+    return None
+
+
+def lift(program: p.LinkedProgram, options: LiftOptions | None = None) -> DomainMetamodel:
+    """Lift *program* into its domain metamodel.
+
+    Raises:
+        CfSemanticError: the program cannot be expressed as valid Ecore (cannot happen for
+            a program resolve accepted; kept as a guard).
+    """
+    return _Lifter(program, options or LiftOptions()).run()
+
+
+# ---------------------------------------------------------------------- the result
+
+
+class DomainMetamodel:
+    """A project's derived metamodel: its packages and the lookups to reach into them.
+
+    Works for a lifted program (`program` set) and for packages read from ``.ecore``
+    files (`from_packages`; entity arguments are then qualified names).
+    """
+
+    def __init__(self, roots: list[EPackage], program: p.LinkedProgram | None = None) -> None:
+        self.program = program
+        self.roots = roots
+        self.namespaces: dict[str, EPackage] = {}
+        self._classes: dict[str, EClass] = {}
+        self._classifiers: dict[str, Any] = {}
+        self._names: dict[int, str] = {}
+        self._spans: dict[int, Span] = {}
+        self._entities: dict[int, p.EntityType] = {}
+        for root in roots:
+            self._index(root)
+
+    @classmethod
+    def from_packages(cls, roots: Iterable[EPackage]) -> DomainMetamodel:
+        """A metamodel for packages read back from ``.ecore`` files."""
+        return cls(sorted(roots, key=lambda pkg: pkg.name))
+
+    def _index(self, package: EPackage) -> None:
+        name = package_namespace(package)
+        self.namespaces[name] = package
+        self._names[id(package)] = name
+        for classifier in package.eClassifiers:
+            cf_name = classifier_name(classifier)
+            qualified = f"{name}::{cf_name}"
+            self._classifiers[qualified] = classifier
+            self._names[id(classifier)] = qualified
+            if isinstance(classifier, EClass):
+                self._classes[qualified] = classifier
+        for sub in package.eSubpackages:
+            self._index(sub)
+
+    # -- packages
+
+    @property
+    def packages(self) -> list[EPackage]:
+        """The root packages (one per module, child namespaces nested), by name."""
+        return list(self.roots)
+
+    def package(self, namespace: str) -> EPackage:
+        """The package of a namespace (``web::services``)."""
+        try:
+            return self.namespaces[namespace]
+        except KeyError:
+            raise CfUsageError(f"no namespace {namespace!r} in this metamodel") from None
+
+    def all_packages(self) -> list[EPackage]:
+        return list(self.namespaces.values())
+
+    # -- lookups
+
+    def eclass(self, entity: p.EntityType | str) -> EClass:
+        """The EClass of an entity (or of a qualified entity name)."""
+        name = entity if isinstance(entity, str) else entity.qualified_name
+        found = self._classes.get(name)
+        if found is None:
+            close = [n for n in self._classes if n.rpartition("::")[2] == name.rpartition("::")[2]]
+            hint = f"; did you mean {', '.join(sorted(close))}?" if close else ""
+            raise CfUsageError(f"no entity {name!r} in this metamodel{hint}")
+        return found
+
+    def efeature(self, entity: p.EntityType | str, name: str) -> Any:
+        """An attribute or reference of an entity, inherited ones included."""
+        eclass = self.eclass(entity)
+        feature = eclass.findEStructuralFeature(name)
+        if feature is None:
+            raise CfUsageError(f"{self.name_of(eclass)} has no attribute or relation {name!r}")
+        return feature
+
+    def eattribute(self, entity: p.EntityType | str, name: str) -> EAttribute:
+        feature = self.efeature(entity, name)
+        if not isinstance(feature, EAttribute):
+            raise CfUsageError(f"{self.name_of(self.eclass(entity))}.{name} is a relation, not an attribute")
+        return feature
+
+    def ereference(self, entity: p.EntityType | str, name: str) -> EReference:
+        feature = self.efeature(entity, name)
+        if not isinstance(feature, EReference):
+            raise CfUsageError(f"{self.name_of(self.eclass(entity))}.{name} is an attribute, not a relation")
+        return feature
+
+    def edatatype(self, typedef: p.Typedef | str) -> EDataType:
+        """The EDataType of a value typedef (or of its qualified name)."""
+        name = typedef if isinstance(typedef, str) else typedef.qualified_name
+        found = self._classifiers.get(name)
+        if not isinstance(found, EDataType) or isinstance(found, EEnum):
+            raise CfUsageError(f"no typedef {name!r} in this metamodel")
+        return found
+
+    def eenum(self, enum: p.EnumType | str) -> EEnum:
+        name = enum if isinstance(enum, str) else enum.qualified_name
+        found = self._classifiers.get(name)
+        if not isinstance(found, EEnum):
+            raise CfUsageError(f"no enum {name!r} in this metamodel")
+        return found
+
+    def classifier(self, qualified_name: str) -> Any:
+        """Any classifier by its cf qualified name (``web::port``, ``web::Server``)."""
+        found = self._classifiers.get(qualified_name)
+        if found is None:
+            raise CfUsageError(f"no type {qualified_name!r} in this metamodel")
+        return found
+
+    def classes(self) -> list[EClass]:
+        """Every EClass, packages in name order, classes in declaration order."""
+        return list(self._classes.values())
+
+    def name_of(self, element: Any) -> str:
+        """The cf qualified name of a package or classifier of this metamodel."""
+        found = self._names.get(id(element))
+        if found is None:
+            raise CfUsageError(f"{element!r} is not part of this metamodel")
+        return found
+
+    def entity_of(self, eclass: EClass) -> p.EntityType:
+        """The entity an EClass was lifted from (lifted metamodels only)."""
+        found = self._entities.get(id(eclass))
+        if found is None:
+            raise CfUsageError(f"{eclass.name} was not lifted from a program")
+        return found
+
+    def span_of(self, element: Any) -> Span | None:
+        """Where a lifted element was defined (the side table; None when unknown)."""
+        return self._spans.get(id(element))
+
+    # -- values
+
+    def to_ecore(self, feature: Any, value: Any) -> Any:
+        """A cf value (one item of a many-valued feature) as the feature's Ecore value."""
+        return to_ecore_value(feature, value)
+
+    def from_ecore(self, feature: Any, value: Any) -> Any:
+        return from_ecore_value(feature, value)
+
+    def create(self, entity: p.EntityType | str, **values: Any) -> EObject:
+        """A new instance of an entity, with attributes and relations set from cf values.
+
+        Many-valued features take a list (added in order); relations take EObjects.
+        """
+        obj = self.eclass(entity)()
+        for name, value in values.items():
+            self.set(obj, name, value)
+        return obj
+
+    def set(self, obj: EObject, name: str, value: Any) -> None:
+        """Set (many-valued: extend) a feature of *obj* from a cf value."""
+        feature = obj.eClass.findEStructuralFeature(name)
+        if feature is None:
+            raise CfUsageError(f"{obj.eClass.name} has no attribute or relation {name!r}")
+        if feature.many:
+            items = value if isinstance(value, list | tuple) else [value]
+            collection = obj.eGet(feature)
+            for item in items:
+                collection.append(to_ecore_value(feature, item) if isinstance(feature, EAttribute) else item)
+        elif value is None:
+            obj.eUnset(feature)
+        else:
+            obj.eSet(feature, to_ecore_value(feature, value) if isinstance(feature, EAttribute) else value)
+
+    def get(self, obj: EObject, name: str) -> Any:
+        """A feature's value as a cf value (lists for many-valued features)."""
+        feature = obj.eClass.findEStructuralFeature(name)
+        if feature is None:
+            raise CfUsageError(f"{obj.eClass.name} has no attribute or relation {name!r}")
+        value = obj.eGet(feature)
+        if feature.many:
+            return [from_ecore_value(feature, v) if isinstance(feature, EAttribute) else v for v in value]
+        return from_ecore_value(feature, value) if isinstance(feature, EAttribute) else value
+
+    # -- files
+
+    def resource_set(self) -> ResourceSet:
+        """A fresh ResourceSet with every package registered (to read instance files)."""
+        rset = ResourceSet()
+        register_packages(rset, self.roots)
+        return rset
+
+    def ecore_files(self) -> dict[str, bytes]:
+        """``<root package>.ecore`` → its bytes, for every root package."""
+        return {f"{root.name}.ecore": ecore_format.to_bytes(root) for root in self.roots}
+
+    def write(self, directory: Path | str) -> list[Path]:
+        """Write every root package to ``<directory>/<name>.ecore`` (all made before any is written)."""
+        return atomic.write_files(directory, self.ecore_files())
+
+
+def package_namespace(package: EPackage) -> str:
+    """The cf namespace of a package: its namespace annotation, else its path of names."""
+    annotation = package.getEAnnotation(NAMESPACE)
+    if annotation is not None and annotation.details.get("name"):
+        return str(annotation.details["name"])
+    names = [package.name]
+    parent = package.eSuperPackage
+    while parent is not None:
+        names.append(parent.name)
+        parent = parent.eSuperPackage
+    return "::".join(reversed(names))
+
+
+def classifier_name(classifier: Any) -> str:
+    """The cf name of a classifier (a renamed typedef keeps its name in its annotation)."""
+    annotation = classifier.getEAnnotation(TYPEDEF) if isinstance(classifier, EDataType) else None
+    if annotation is not None and annotation.details.get("name"):
+        return str(annotation.details["name"])
+    return str(classifier.name)
+
+
+def cf_type_of(feature: Any) -> str | None:
+    """The cf type an attribute records in its type annotation (None: Ecore says it all)."""
+    annotation = feature.getEAnnotation(TYPE)
+    if annotation is None:
+        return None
+    found = annotation.details.get("type")
+    return str(found) if found is not None else None
+
+
+def json_kind(feature: Any) -> str | None:
+    """``dict``/``list``/``any`` for an attribute whose values are JSON text, else None."""
+    declared = cf_type_of(feature)
+    if declared is not None:
+        base = declared.rstrip("?").removesuffix("[]")
+        if base in JSON_TYPES:
+            return base
+    etype = feature.eType
+    if isinstance(etype, EDataType) and not isinstance(etype, EEnum):
+        annotation = etype.getEAnnotation(TYPEDEF)
+        if annotation is not None:
+            primitive = str(annotation.details.get("primitive") or annotation.details.get("base", ""))
+            if primitive in JSON_TYPES:
+                return primitive
+    return None
+
+
+def to_ecore_value(feature: Any, value: Any) -> Any:
+    """One cf value as an Ecore value of *feature*'s type.
+
+    dict/list/any (and typedefs on them) become canonical JSON text; numbers for
+    ``EDoubleObject``-like types become floats; enum values their `EEnumLiteral`.
+    """
+    etype = feature.eType
+    if isinstance(etype, EEnum):
+        if isinstance(value, EEnumLiteral):
+            return value
+        for literal in etype.eLiterals:
+            if literal.literal == value or (literal.literal is None and literal.name == value):
+                return literal
+        raise CfUsageError(f"{value!r} is not a value of enum {etype.name}")
+    if json_kind(feature) is not None:
+        return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    if isinstance(etype, EDataType) and etype.eType is float and type(value) is int:
+        return float(value)
+    return value
+
+
+def from_ecore_value(feature: Any, value: Any) -> Any:
+    """The inverse of `to_ecore_value` (JSON text back to dicts and lists)."""
+    if value is None:
+        return None
+    if isinstance(value, EEnumLiteral):
+        return value.literal if value.literal is not None else value.name
+    if json_kind(feature) is not None and isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+# ---------------------------------------------------------------------- lifting
+
+
+class _Lifter:
+    def __init__(self, program: p.LinkedProgram, options: LiftOptions) -> None:
+        self.program = program
+        self.options = options
+        self.packages: dict[str, EPackage] = {}
+        self.roots: list[EPackage] = []
+        self.classes: dict[int, EClass] = {}
+        self.datatypes: dict[int, EDataType] = {}
+        self.enums: dict[int, EEnum] = {}
+        self.features: dict[int, Any] = {}
+        self.spans: dict[int, Span] = {}
+        self.problems: list[str] = []
+
+    def run(self) -> DomainMetamodel:
+        names = sorted(self.program.namespaces)
+        for name in names:
+            self.package(name)
+        for name in names:
+            self.classifiers(self.program.namespaces[name])
+        for entity in self.program.entities():
+            self.supertypes(entity)
+        for entity in self.program.entities():
+            self.entity_features(entity)
+        self.opposites()
+        if self.problems:
+            raise CfSemanticError(
+                "the program cannot be lifted to Ecore: " + "; ".join(self.problems), code="lift"
+            )
+        check_packages(self.roots)
+        result = DomainMetamodel(self.roots, self.program)
+        result._spans = self.spans
+        result._entities = {id(self.classes[id(e)]): e for e in self.program.entities()}
+        return result
+
+    # -- helpers
+
+    def annotate(self, element: Any, source: str, details: dict[str, str]) -> None:
+        if not details:
+            return
+        annotation = element.getEAnnotation(source)
+        if annotation is None:
+            annotation = EAnnotation(source)
+            element.eAnnotations.append(annotation)
+        for key, value in details.items():
+            annotation.details[key] = value
+
+    def document(self, element: Any, doc: str | None) -> None:
+        if doc:
+            self.annotate(element, GENMODEL, {"documentation": _clean_doc(doc)})
+
+    def located(self, element: Any, span: Span | None) -> None:
+        if span is None:
+            return
+        self.spans[id(element)] = span
+        if self.options.spans:
+            self.annotate(element, SOURCE, {"span": str(span)})
+
+    # -- packages and classifiers
+
+    def package(self, namespace: str) -> EPackage:
+        found = self.packages.get(namespace)
+        if found is not None:
+            return found
+        parent, _, local = namespace.rpartition("::")
+        if not _IDENTIFIER.match(local):
+            self.problems.append(f"namespace {namespace}: '{local}' is not a valid package name")
+        package = EPackage(
+            local, nsURI=namespace_uri(namespace, self.options.uri_base), nsPrefix=namespace_prefix(namespace)
+        )
+        self.annotate(package, NAMESPACE, {"name": namespace})
+        linked = self.program.namespaces.get(namespace)
+        if linked is not None:
+            self.document(package, linked.doc)
+            self.located(package, Span(linked.file, 1, 1, 1, 1))
+        if parent:
+            self.package(parent).eSubpackages.append(package)
+        else:
+            self.roots.append(package)
+            self.roots.sort(key=lambda pkg: pkg.name)
+        self.packages[namespace] = package
+        return package
+
+    def classifiers(self, ns: p.LinkedNamespace) -> None:
+        package = self.packages[ns.name]
+        taken = {e.lower() for e in ns.entities} | {e.lower() for e in ns.enums}
+        constructors: dict[str, str] = {}
+        for typedef in ns.typedefs.values():
+            if typedef.constructor is not None:
+                constructors[typedef.name] = _constructor_text(typedef.constructor)
+                continue
+            datatype = self.typedef(typedef, _free_name(typedef.name, taken))
+            taken.add(datatype.name.lower())
+            package.eClassifiers.append(datatype)
+        self.annotate(package, CONSTRUCTORS, constructors)
+        for enum in ns.enums.values():
+            package.eClassifiers.append(self.enum(enum))
+        seen: dict[str, str] = {}
+        for entity in ns.entities.values():
+            other = seen.setdefault(entity.name.lower(), entity.name)
+            if other != entity.name:
+                self.problems.append(f"{ns.name}: entities {other} and {entity.name} differ only in case")
+            eclass = EClass(entity.name)
+            self.document(eclass, entity.doc)
+            self.located(eclass, entity.name_span)
+            self.classes[id(entity)] = eclass
+            package.eClassifiers.append(eclass)
+
+    def typedef(self, typedef: p.Typedef, name: str) -> EDataType:
+        assert typedef.base is not None
+        java = PRIMITIVE_TYPES[typedef.base.name][1]
+        datatype = EDataType(name, instanceClassName=java)
+        details = {"base": typedef.parent.qualified_name if typedef.parent else typedef.base.name}
+        if typedef.parent is not None:
+            details["primitive"] = typedef.base.name
+        if typedef.regex is not None:
+            details["regex"] = typedef.regex
+        elif typedef.condition is not None:
+            details["condition"] = to_source(typedef.condition)
+        if name != typedef.name:
+            details["name"] = typedef.name
+        self.annotate(datatype, TYPEDEF, details)
+        self.document(datatype, typedef.doc)
+        self.located(datatype, typedef.node.name.span)
+        self.datatypes[id(typedef)] = datatype
+        return datatype
+
+    def enum(self, enum: p.EnumType) -> EEnum:
+        eenum = EEnum(enum.name)
+        used: set[str] = set()
+        literals: dict[str, EEnumLiteral] = {}
+        for index, value in enumerate(enum.values):
+            literal = EEnumLiteral(_free_name(_identifier(value), used, suffix="_"), value=index)
+            used.add(literal.name.lower())
+            literal.literal = value
+            literals[value] = literal
+            eenum.eLiterals.append(literal)
+        tree = {value: parent for value, parent in enum.values.items() if parent is not None}
+        self.annotate(eenum, ENUM, tree)
+        self.located(eenum, enum.span)
+        self.enums[id(enum)] = eenum
+        return eenum
+
+    # -- classes
+
+    def supertypes(self, entity: p.EntityType) -> None:
+        eclass = self.classes[id(entity)]
+        for parent in entity.parents:
+            eclass.eSuperTypes.append(self.classes[id(parent)])
+        indexes = {str(i + 1): ", ".join(index.attributes) for i, index in enumerate(entity.indexes)}
+        self.annotate(eclass, INDEX, indexes)
+
+    def entity_features(self, entity: p.EntityType) -> None:
+        eclass = self.classes[id(entity)]
+        overridden: dict[str, str] = {}
+        for attribute in entity.attributes.values():
+            if attribute.overrides is not None:
+                overridden[attribute.name] = _default_text(attribute.default)
+                continue
+            feature = self.attribute(attribute)
+            eclass.eStructuralFeatures.append(feature)
+            self.features[id(attribute)] = feature
+        self.annotate(eclass, DEFAULTS, overridden)
+        for name in sorted(entity.relations):
+            end = entity.relations[name]
+            reference = EReference(
+                end.name,
+                self.classes[id(end.target)],
+                lower=end.lower,
+                upper=-1 if end.upper is None else end.upper,
+            )
+            details: dict[str, str] = {}
+            if end.annotations:
+                details["annotations"] = ", ".join(to_source(a) for a in end.annotations)
+            if end.opposite is end:
+                details["symmetric"] = "true"  # EMF: a reference may not be its own opposite
+            self.annotate(reference, RELATION, details)
+            self.document(reference, end.doc)
+            self.located(reference, end.name_span)
+            eclass.eStructuralFeatures.append(reference)
+            self.features[id(end)] = reference
+
+    def attribute(self, attribute: p.Attribute) -> EAttribute:
+        spec = attribute.type
+        etype = self.datatype(spec.base)
+        feature = EAttribute(
+            attribute.name,
+            etype,
+            lower=0 if spec.nullable or spec.multi else 1,
+            upper=-1 if spec.multi else 1,
+            unique=not spec.multi,
+        )
+        primitive = base_primitive(spec.base)
+        if (isinstance(spec.base, p.Primitive) and spec.base.name in (*JSON_TYPES, "number")) or (
+            spec.multi and spec.nullable
+        ):
+            self.annotate(feature, TYPE, {"type": str(spec)})
+        self.default(attribute, feature, primitive)
+        self.document(feature, attribute.doc)
+        self.located(feature, attribute.name_span)
+        return feature
+
+    def datatype(self, base: p.BaseType) -> Any:
+        if isinstance(base, p.Primitive):
+            return PRIMITIVE_TYPES[base.name][0]
+        if isinstance(base, p.Typedef):
+            return self.datatypes[id(base)]
+        return self.enums[id(base)]
+
+    def default(self, attribute: p.Attribute, feature: EAttribute, primitive: p.Primitive | None) -> None:
+        """A constant scalar default (JSON for dict/list) as defaultValueLiteral, else annotated."""
+        default = attribute.default
+        if default is None:
+            return
+        if isinstance(default, nodes.Undef):  # pragma: no cover - only on re-declarations
+            return
+        literal = None
+        value: Any = None
+        if not attribute.type.multi:
+            try:
+                value = evaluate(default)
+            except (NotChecked, ConstantError):
+                value = None
+            literal = _literal_for(value, feature, primitive)
+        if literal is not None:
+            feature.defaultValueLiteral = literal
+            converted = _python_default(value, feature, primitive)
+            if converted is not None:
+                feature.default_value = converted
+        else:
+            self.annotate(feature, DEFAULT, {"value": to_source(default)})
+
+    def opposites(self) -> None:
+        for entity in self.program.entities():
+            for end in entity.relations.values():
+                if end.opposite is not None and end.opposite is not end:
+                    self.features[id(end)].eOpposite = self.features[id(end.opposite)]
+
+
+def _literal_for(value: Any, feature: EAttribute, primitive: p.Primitive | None) -> str | None:
+    if value is None:
+        return None
+    etype = feature.eType
+    if isinstance(etype, EEnum):
+        found = next((lit for lit in etype.eLiterals if lit.literal == value), None)
+        return str(found.literal) if found is not None else None
+    if primitive is None:
+        return None
+    if primitive.name in JSON_TYPES:
+        return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else None
+    if isinstance(value, bool):
+        return ("true" if value else "false") if primitive.name == "bool" else None
+    if primitive.name == "string" and isinstance(value, str):
+        return value
+    if primitive.name == "int" and isinstance(value, int):
+        return str(value) if -(2**63) <= value < 2**63 else None
+    if primitive.name in ("float", "number") and isinstance(value, int | float):
+        return repr(float(value))
+    return None
+
+
+def _python_default(value: Any, feature: EAttribute, primitive: p.Primitive | None) -> Any:
+    if isinstance(feature.eType, EEnum):
+        return next((lit for lit in feature.eType.eLiterals if lit.literal == value), None)
+    if primitive is not None and primitive.name in JSON_TYPES:
+        return json.dumps(value, sort_keys=True)
+    if primitive is not None and primitive.name in ("float", "number"):
+        return float(value)
+    return value
+
+
+def _default_text(default: nodes.Expression | nodes.Undef | None) -> str:
+    if default is None:
+        return ""
+    if isinstance(default, nodes.Undef):
+        return "undef"
+    return to_source(default)
+
+
+def _constructor_text(constructor: p.ConstructorTypedef) -> str:
+    arguments = ", ".join(f"{a.name.text}={to_source(a.value)}" for a in constructor.arguments)
+    return f"{constructor.entity.qualified_name}({arguments})"
+
+
+def _clean_doc(doc: str) -> str:
+    """A docstring without its common indentation and surrounding blank lines."""
+    lines = doc.expandtabs().splitlines()
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    if lines and lines[0].strip() == "" and indents:
+        cut = min(indents)
+        lines = [line[cut:] for line in lines]
+    elif indents:
+        cut = min(indents)
+        lines = [lines[0].strip()] + [line[cut:] for line in lines[1:]]
+    return "\n".join(line.rstrip() for line in lines).strip("\n")
+
+
+def _identifier(value: str) -> str:
+    text = re.sub(r"[^A-Za-z0-9_]", "_", value)
+    return text if text[:1].isalpha() or text[:1] == "_" else f"_{text}"
+
+
+def _free_name(name: str, taken: set[str], suffix: str = "_type") -> str:
+    """*name*, or *name* + suffix (+ a number) when it clashes, ignoring case, with *taken*."""
+    if name.lower() not in taken:
+        return name
+    candidate = name + suffix
+    number = 2
+    while candidate.lower() in taken:
+        candidate = f"{name}{suffix}{number}"
+        number += 1
+    return candidate
+
+
+def iter_annotations(element: Any) -> Iterator[tuple[str, dict[str, str]]]:
+    """(source, details) of every annotation of *element*, in order."""
+    for annotation in element.eAnnotations:
+        yield str(annotation.source), {str(k): str(v) for k, v in annotation.details.items()}

@@ -1,0 +1,245 @@
+"""The value semantics of the language's operators, shared by both expression evaluators.
+
+The compiler (`cfmodel.transforms.cf.refine.evaluator`) and the compiler-less evaluator of
+typedef conditions and constant defaults (`cfmodel.transforms.cf.conditions`) both call
+these functions, so a condition or a default means the same on the notebook side
+(validation, lift, resolve) as in a compile. They are pure functions over plain values
+(None, bool, int, float, str, list, dict; other objects, such as the compiler's
+instances, compare by identity and show as their ``str()``). They know nothing of
+``Unknown``: the compiler handles it before calling them.
+
+A value that an operator does not take raises `SemanticError` with the message, an
+error code and which operand it is about (``"left"``, ``"right"``, or None for the whole
+expression); each evaluator turns it into its own error, with the span it has for that
+operand.
+
+The semantics (docs/compiler.md lists where inmanta-core 14 differs, as checked with
+it): ``==`` never equates a bool with a number, ``< > <= >=`` compare numbers only,
+arithmetic takes numbers (not bools), ``+`` also joins a string to a string and a list
+to a list, ``in`` looks in a list (by `equal`), the keys of a dict (string keys only) or
+a string (substrings), ``[k]`` looks up a string key in a dict, interpolation shows
+values as Python's ``str()``.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any, Literal
+
+Operand = Literal["left", "right"] | None
+
+
+class SemanticError(Exception):
+    """An operator got a value it does not take (or an arithmetic error)."""
+
+    def __init__(self, message: str, code: str = "type-error", operand: Operand = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.operand = operand
+
+
+def _show(value: object) -> str:
+    # One way of showing values in messages (refine.errors); imported when a message is
+    # made, so that importing this module does not load the compiler package.
+    from cfmodel.transforms.cf.refine.errors import show
+
+    return show(value)
+
+
+def _kind(value: object) -> str:
+    from cfmodel.transforms.cf.refine.errors import kind_of
+
+    return kind_of(value)
+
+
+def _described(value: object) -> str:
+    """``int 1``, ``string "a"``: the kind and the value, for type errors."""
+    return f"{_kind(value)} {_show(value)}"
+
+
+def is_number(value: Any) -> bool:
+    """An int or a float; a bool is not a number."""
+    kind = type(value)
+    return kind is int or kind is float
+
+
+# ---------------------------------------------------------------------- comparisons
+
+
+def equal(left: Any, right: Any) -> bool:
+    """``==``: Python's equality, except that a bool equals only a bool (not 1 or 0)."""
+    if left is right:
+        return True
+    if type(left) is bool or type(right) is bool:
+        return False
+    try:
+        return bool(left == right)
+    except Exception:
+        return False
+
+
+ORDERINGS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
+
+
+def compare(op: str, left: Any, right: Any) -> bool:
+    """``< > <= >=`` on two numbers."""
+    if not (is_number(left) and is_number(right)):
+        raise SemanticError(f"'{op}' compares numbers, not {_described(left)} and {_described(right)}")
+    return ORDERINGS[op](left, right)
+
+
+# ---------------------------------------------------------------------- arithmetic
+
+ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "%": operator.mod,
+    "**": operator.pow,
+}
+
+
+def arithmetic(op: str, left: Any, right: Any) -> Any:
+    """``+ - * / % **`` on numbers; ``+`` also on two strings and on two lists."""
+    if op == "+" and type(left) is str:
+        if type(right) is not str:
+            raise SemanticError(f"'+' joins a string only to a string, not to {_described(right)}")
+        return left + right
+    if op == "+" and type(left) is list and type(right) is list:
+        return left + right
+    if not (is_number(left) and is_number(right)):
+        raise SemanticError(f"'{op}' needs numbers, not {_described(left)} and {_described(right)}")
+    try:
+        return ARITHMETIC[op](left, right)
+    except ZeroDivisionError:
+        raise SemanticError(f"division by zero in {_show(left)} {op} {_show(right)}", "arithmetic") from None
+    except OverflowError:
+        raise SemanticError(f"{_show(left)} {op} {_show(right)} is too large", "arithmetic") from None
+
+
+# ---------------------------------------------------------------------- containers
+
+
+def contains(item: Any, container: Any) -> bool:
+    """``item in container``: a list by `equal`, a dict's keys (only strings match), a string's substrings."""
+    if type(container) is dict:
+        return type(item) is str and item in container
+    if type(container) is list:
+        return any(equal(element, item) for element in container)
+    if type(container) is str and type(item) is str:
+        return item in container
+    raise SemanticError(
+        f"'in' looks in a list, a dict or a string, not in {_described(container)}", operand="right"
+    )
+
+
+def lookup(mapping: Any, key: Any) -> Any:
+    """``mapping[key]``: a string key of a dict."""
+    if type(mapping) is not dict:
+        raise SemanticError(f"[...] looks up a key in a dict; {_show(mapping)} is {_kind(mapping)}")
+    if type(key) is not str:
+        raise SemanticError(f"dict keys are strings, not {_described(key)}", operand="right")
+    try:
+        return mapping[key]
+    except KeyError:
+        keys = ", ".join(_show(k) for k in mapping) or "none"
+        raise SemanticError(f"key {_show(key)} not found in the dict (keys: {keys})", "key-error") from None
+
+
+def has_value(mapping: Any, key: Any) -> bool:
+    """``mapping[key] is defined``: the dict has the key and its value is not null."""
+    if type(mapping) is not dict:
+        raise SemanticError(f"'is defined' on [...] needs a dict, not {_show(mapping)}")
+    if type(key) is not str:  # as `lookup` (a list or dict key was a Python TypeError)
+        raise SemanticError(f"dict keys are strings, not {_described(key)}", operand="right")
+    return key in mapping and mapping[key] is not None
+
+
+def is_defined(value: Any) -> bool:
+    """``x is defined`` for a known value: neither null nor an empty list."""
+    if type(value) is list:
+        return bool(value)
+    return value is not None
+
+
+def not_an_instance(name: str, value: Any) -> SemanticError:
+    """The error for ``value.name`` when *value* is a plain value (only entity instances have attributes)."""
+    if isinstance(value, list):
+        return SemanticError(
+            f"cannot read '{name}' of a list ({_show(value)}); iterate it with 'for' or a comprehension"
+        )
+    return SemanticError(f"cannot read '{name}' of {_described(value)}: it is not an entity instance")
+
+
+# ---------------------------------------------------------------------- booleans
+
+
+def logical_operand(op: str, side: Literal["left", "right"], value: Any) -> bool:
+    """One side of ``and`` / ``or``: a bool."""
+    if type(value) is not bool:
+        raise SemanticError(f"'{op}' needs bools; the {side} side is {_described(value)}", operand=side)
+    return value
+
+
+def negation(value: Any) -> bool:
+    """``not value``, of a bool."""
+    if type(value) is not bool:
+        raise SemanticError(f"'not' applies to a bool, not {_described(value)}")
+    return not value
+
+
+def choice(condition: Any) -> bool:
+    """The condition of ``c ? a : b``: a bool (the error is about the condition)."""
+    if type(condition) is not bool:
+        raise SemanticError(f"the condition of '? :' must be a bool, not {_described(condition)}")
+    return condition
+
+
+# ---------------------------------------------------------------------- strings
+
+
+def to_text(value: Any) -> str:
+    """A value inside ``"{{x}}"`` (or ``f"{x}"``): Python's ``str()`` (``true`` shows as
+    ``True``), except that null shows as ``null``, also inside lists and dicts, as
+    inmanta-core shows it."""
+    if type(value) is str:
+        return value
+    if value is None or type(value) is list or type(value) is dict:
+        return _shown(value)
+    return str(value)
+
+
+def _shown(value: Any) -> str:
+    """``repr`` of a value in a list or dict (what ``str()`` of the list shows), null as null."""
+    if value is None:
+        return "null"
+    if type(value) is list:
+        return "[" + ", ".join(map(_shown, value)) + "]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{_shown(k)}: {_shown(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def format_field(value: Any, conversion: str | None, format_spec: str) -> str:
+    """One ``{x!c:spec}`` field of an f-string: Python's conversions and format mini-language."""
+    if conversion == "r":
+        value = repr(value)
+    elif conversion == "a":
+        value = ascii(value)
+    elif conversion == "s":
+        value = str(value)
+    if not format_spec:
+        # format(x, "") is str(x) for plain values; objects without __format__ too
+        return to_text(value)
+    try:
+        return format(value, format_spec)
+    except (ValueError, TypeError) as error:
+        raise SemanticError(f"cannot format {_show(value)} in f-string: {error}") from None

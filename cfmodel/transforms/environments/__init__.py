@@ -1,0 +1,4 @@
+"""Environments (`environments.cfenv`) and the request sequence.
+
+facts → environment → injector → compile target.
+"""
