@@ -1,4 +1,4 @@
-"""Compile speed and memory: cfmodel against inmanta-core 14, side by side.
+"""Compile speed and memory: cfmodel against the reference inmanta-core (tests/compat), side by side.
 
 A generated project with N hosts (seeded by N only, deterministic): entities with single
 and multiple inheritance and defaults; typedefs with a condition and a regex;

@@ -5,7 +5,7 @@ happen: ``OK`` (both succeed and give the same instances), or an `Error` naming 
 cfmodel error code and the reference compiler's exception class(es) for the same
 failure. Cases stay inside what both implement: no std entities (cfmodel's std module
 has its own), plugins that both std modules have, no legacy constructs (constructor
-typedefs, enums, anonymous implementations: inmanta-core 14 no longer parses them).
+typedefs, enums, anonymous implementations: inmanta-core 20.1 no longer parses them).
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
-"""The reference compiler (inmanta-core 14 + inmanta-module-std 8.4.2) in its own venv.
+"""The reference compiler (inmanta-core 20.1 + inmanta-module-std 8.7.5) in its own venv.
 
-inmanta-core cannot share cfmodel's venv: it pins ``packaging`` to an older version
-than cfmodel's test tools use, and it installs and manages Python packages in the
-venv it runs in. So it lives in a cached venv of its own, created on first use at
-``~/.cache/cfmodel/inmanta-compat`` (``CFMODEL_INMANTA_VENV`` overrides the place);
-facts that make it work offline once created: inmanta-core 14.0.0 imports
-``importlib_metadata`` without declaring it; inmanta-module-std 8.5.0 fails on Python
-3.11, 8.4.2 works.
+inmanta-core cannot share cfmodel's venv: it needs Python >= 3.13 (cfmodel's venv is
+the machine's python3, 3.11), it pins packages to other versions than cfmodel's test
+tools use, and it installs and manages Python packages in the venv it runs in. So it
+lives in a cached venv of its own, made from a Python 3.13 interpreter
+(`base_interpreter`: ``CFMODEL_INMANTA_BASE_PYTHON``, else the newest 3.13+ of pyenv's
+versions, else ``python3.13``/``python3.14`` on the PATH that really runs) on first use
+at ``~/.cache/cfmodel/inmanta-core-20.1`` (``CFMODEL_INMANTA_VENV`` overrides the place).
+Once made it works offline.
 
 `run_inmanta(projects)` compiles each project directory in a fresh child process of
 one runner (inmanta is imported once, then forked per project) and returns, per
@@ -18,13 +19,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-REQUIREMENTS = ["inmanta-core==14.0.0", "importlib_metadata", "inmanta-module-std==8.4.2"]
+REQUIREMENTS = ["inmanta-core==20.1.0", "inmanta-module-std==8.7.5"]
+MINIMUM_PYTHON = (3, 13)
 READY_MARK = ".cfmodel-ready"
 
 
@@ -32,7 +35,51 @@ def venv_dir() -> Path:
     override = os.environ.get("CFMODEL_INMANTA_VENV")
     if override:
         return Path(override)
-    return Path.home() / ".cache" / "cfmodel" / "inmanta-compat"
+    return Path.home() / ".cache" / "cfmodel" / "inmanta-core-20.1"
+
+
+def _version(python: Path) -> tuple[int, int] | None:
+    """The (major, minor) of *python* when it runs (a pyenv shim of a version not selected does not)."""
+    try:
+        done = subprocess.run(
+            [str(python), "-c", "import sys; print(*sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={k: v for k, v in os.environ.items() if not k.startswith("PYTHON")},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    parts = done.stdout.split()
+    if done.returncode != 0 or len(parts) != 2:
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def base_interpreter() -> Path | None:
+    """A Python >= 3.13 to make the venv from, or None (see the module docstring for the order)."""
+    override = os.environ.get("CFMODEL_INMANTA_BASE_PYTHON")
+    if override:
+        return Path(override)
+    candidates: list[Path] = []
+    pyenv_root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    versions = pyenv_root / "versions"
+    if versions.is_dir():
+        found = []
+        for entry in versions.iterdir():
+            numbers = entry.name.split(".")
+            if len(numbers) == 3 and all(n.isdigit() for n in numbers):
+                found.append((tuple(int(n) for n in numbers), entry / "bin" / "python3"))
+        candidates += [python for _, python in sorted(found, reverse=True)]
+    for name in ("python3.14", "python3.13"):
+        on_path = shutil.which(name)
+        if on_path:
+            candidates.append(Path(on_path))
+    for python in candidates:
+        version = _version(python)
+        if version is not None and version >= MINIMUM_PYTHON:
+            return python
+    return None
 
 
 def inmanta_python(create: bool = True) -> Path | None:
@@ -47,7 +94,12 @@ def inmanta_python(create: bool = True) -> Path | None:
         return None
     try:
         if not python.exists():
-            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+            base = base_interpreter()
+            if base is None:
+                raise OSError(
+                    f"no Python >= {'.'.join(map(str, MINIMUM_PYTHON))} found (pyenv versions, PATH)"
+                )
+            subprocess.run([str(base), "-m", "venv", "--without-pip", str(root)], check=True)
             subprocess.run([str(python), "-m", "ensurepip"], check=True, capture_output=True)
         subprocess.run(
             [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *REQUIREMENTS],

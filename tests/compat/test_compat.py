@@ -1,4 +1,4 @@
-"""Differential tests: every case of `cases.py` compiled by cfmodel and by inmanta-core 14.
+"""Differential tests: every case of `cases.py` compiled by cfmodel and by inmanta-core 20.1.
 
 For a case that must succeed, both must succeed with the same instances (entity,
 attribute values, relation targets; order of creation and of relation values does
@@ -60,7 +60,9 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, A
     if todo:
         python = inmanta_python(create=True)
         if python is None:
-            skip_or_fail("the reference compiler (inmanta-core 14) could not be installed in its venv")
+            skip_or_fail(
+                "the reference compiler (inmanta-core 20.1, Python >= 3.13) could not be installed in its venv"
+            )
             return results
         fresh = run_inmanta(python, list(todo.values()))
         RESULTS_CACHE.mkdir(parents=True, exist_ok=True)
