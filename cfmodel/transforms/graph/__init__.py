@@ -1,7 +1,8 @@
 """The resource graph's transforms: building, merging, ordering, reducing, selecting.
 
 One module per step (see ``docs/graph.md``): ``build`` (the typed ``GraphBuilder``),
-``merge``. The graph itself is ``cfmodel.metamodel.resource_graph`` (typed objects) and
+``merge`` (duplicates, several graphs), ``order`` (topological order, cycles), ``reduce``
+(transitive reduction), ``subgraph`` (one agent's), ``files`` (XMI/JSON). The graph itself is ``cfmodel.metamodel.resource_graph`` (typed objects) and
 ``cfmodel.metamodel.graph`` (its Ecore metamodel).
 """
 
@@ -10,6 +11,9 @@ from __future__ import annotations
 from cfmodel.metamodel.resource_graph import Edge, EdgeKind, Provenance, Resource, ResourceGraph, Value
 from cfmodel.transforms.graph.build import GraphBuilder, ResourceRef, resource_id
 from cfmodel.transforms.graph.merge import merge_graphs, merge_resources
+from cfmodel.transforms.graph.order import find_cycles, topological_order
+from cfmodel.transforms.graph.reduce import transitive_reduction
+from cfmodel.transforms.graph.subgraph import agent_subgraph
 
 __all__ = [
     "Edge",
@@ -20,7 +24,11 @@ __all__ = [
     "ResourceGraph",
     "ResourceRef",
     "Value",
+    "agent_subgraph",
+    "find_cycles",
     "merge_graphs",
     "merge_resources",
     "resource_id",
+    "topological_order",
+    "transitive_reduction",
 ]
