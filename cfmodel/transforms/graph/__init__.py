@@ -2,7 +2,8 @@
 
 One module per step (see ``docs/graph.md``): ``build`` (the typed ``GraphBuilder``),
 ``merge`` (duplicates, several graphs), ``order`` (topological order, cycles), ``reduce``
-(transitive reduction), ``subgraph`` (one agent's), ``files`` (XMI/JSON). The graph itself is ``cfmodel.metamodel.resource_graph`` (typed objects) and
+(transitive reduction), ``subgraph`` (one agent's), ``files`` (XMI/JSON), ``picture``
+(Graphviz). The graph itself is ``cfmodel.metamodel.resource_graph`` (typed objects) and
 ``cfmodel.metamodel.graph`` (its Ecore metamodel).
 """
 

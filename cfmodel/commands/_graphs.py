@@ -1,0 +1,41 @@
+"""Reading the resource graph a command was pointed at (``cfmodel graph``, ``cfmodel diff``).
+
+``load_graph(source, args)``: a graph file — ``.xmi``/``.xml``/``.json`` of the graph
+metamodel, mgmt's YAML graph (``.yaml``/``.yml``) — read as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cfmodel.cache import ParseCache
+from cfmodel.errors import CfUsageError
+from cfmodel.metamodel.resource_graph import ResourceGraph
+
+GRAPH_FILES = (".xmi", ".xml", ".json")
+YAML_FILES = (".yaml", ".yml")
+
+
+def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) -> ResourceGraph:
+    """The resource graph of ``source`` (module docstring).
+
+    Raises:
+        CfUsageError: ``source`` is missing or of a kind that has no resource graph.
+        CfModelError: the file or project has errors (reported with positions).
+    """
+    path = Path(source)
+    suffix = path.suffix.lower()
+    if path.is_file() and suffix in GRAPH_FILES:
+        from cfmodel.transforms.graph.files import read_graph
+
+        return read_graph(path)
+    if path.is_file() and suffix in YAML_FILES:
+        from cfmodel.serializers import yamlgraph
+
+        return yamlgraph.read(path)
+    if not path.exists():
+        raise CfUsageError(f"{source}: no such file or directory")
+    raise CfUsageError(
+        f"{source}: no resource graph can be read from it (graph files: .xmi, .json, mgmt's .yaml)"
+    )
