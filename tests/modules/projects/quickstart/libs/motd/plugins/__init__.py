@@ -1,0 +1,6 @@
+from inmanta.plugins import plugin
+
+
+@plugin
+def shout(name: "string") -> "string":
+    return name.upper() + "!"
