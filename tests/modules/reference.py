@@ -1,10 +1,8 @@
 """The reference side of the module corpus: inmanta-core 20.1 with the modules installed.
 
-inmanta-core 20.1 needs Python ≥ 3.13 and cannot share cfmodel's venv, so it runs in a
-cached venv of its own (``~/.cache/cfmodel/modules/inmanta-venv``, made on first use with
-the pyenv Python 3.13 the machine carries, or ``$CFMODEL_PYTHON313``), where the pinned
-modules are pip-installed as v2 modules with their dependencies, exactly as a user of
-inmanta would have them.
+inmanta-core 20.1 runs in tests/compat's venv (`tests.compat.inmanta`, Python ≥ 3.13);
+the pinned modules are pip-installed into it as v2 modules with their dependencies, as
+a user of inmanta has them.
 
 `run_reference(projects)` compiles each project directory in a fresh child process of one
 runner (inmanta is imported once, then forked per project) and exports its resources as
@@ -15,7 +13,6 @@ runner (inmanta is imported once, then forked per project) and exports its resou
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import subprocess
@@ -23,57 +20,41 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.modules.corpus import MODULES, cache_dir, distribution
+from tests.compat.inmanta import REQUIREMENTS as COMPAT_REQUIREMENTS
+from tests.compat.inmanta import inmanta_python
+from tests.modules.corpus import MODULES, distribution
 
-CORE = "inmanta-core==20.1.0"
-READY_MARK = ".cfmodel-ready"
-
-
-def python313() -> Path | None:
-    explicit = os.environ.get("CFMODEL_PYTHON313")
-    if explicit:
-        return Path(explicit)
-    found = sorted(glob.glob(str(Path.home() / ".pyenv" / "versions" / "3.13*" / "bin" / "python3.13")))
-    return Path(found[-1]) if found else None
+MODULES_MARK = ".cfmodel-modules-ready"
 
 
 def requirements(modules: dict[str, str] | None = None) -> list[str]:
+    """What the corpus adds to the compat venv (inmanta-core pinned so that pip keeps it)."""
     modules = modules or MODULES
-    return [CORE, *(f"{distribution(m)}=={v}" for m, v in sorted(modules.items()))]
+    core = [r for r in COMPAT_REQUIREMENTS if r.startswith("inmanta-core")]
+    return [*core, *(f"{distribution(m)}=={v}" for m, v in sorted(modules.items()))]
 
 
 def reference_python(modules: dict[str, str] | None = None) -> tuple[Path | None, str]:
-    """The interpreter of the reference venv (made when missing), or None and why not."""
-    root = cache_dir() / "inmanta-venv"
-    python = root / "bin" / "python"
-    mark = root / READY_MARK
+    """The reference interpreter with the corpus's modules installed, or None and why not.
+
+    The venv is tests/compat's (`tests.compat.inmanta.inmanta_python`: inmanta-core 20.1
+    and std); the other pinned modules are pip-installed into it once (marked in it).
+    """
+    python = inmanta_python(create=True)
+    if python is None:
+        return None, "the reference compiler's venv (tests/compat/inmanta.py) could not be made"
+    mark = python.parent.parent / MODULES_MARK
     wanted = " ".join(requirements(modules))
-    if python.exists() and mark.is_file() and mark.read_text(encoding="utf-8").strip() == wanted:
+    if mark.is_file() and mark.read_text(encoding="utf-8").strip() == wanted:
         return python, ""
-    base = python313()
-    if base is None or not base.exists():
-        return None, "no Python 3.13 found (pyenv's, or $CFMODEL_PYTHON313) for inmanta-core 20.1"
-    try:
-        if not python.exists():
-            subprocess.run([str(base), "-m", "venv", str(root)], check=True, capture_output=True)
-        subprocess.run(
-            [
-                str(python),
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                *requirements(modules),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=1800,
-        )
-    except (subprocess.SubprocessError, OSError) as error:
-        detail = getattr(error, "stderr", None) or b""
-        text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
-        return None, f"cannot set up inmanta-core at {root}: {error}\n{text[-1500:]}"
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements(modules)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode != 0:
+        return None, f"cannot install the corpus's modules with {python}: {done.stderr[-1500:]}"
     mark.write_text(wanted + "\n", encoding="utf-8")
     return python, ""
 
