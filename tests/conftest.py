@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -25,3 +28,22 @@ def skip_or_fail(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"required in CI: {reason}")
     pytest.skip(reason)
+
+
+def run_cfmodel(*args: str, cwd: Path, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m cfmodel ARGS`` as a user runs it: text output captured, bounded in time.
+
+    ``cache`` becomes ``CFMODEL_CACHE_DIR`` (None keeps the caller's setting); ``CFMODEL_DEBUG``
+    is removed so that an internal error looks as it does for users.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "CFMODEL_DEBUG"}
+    if cache is not None:
+        env["CFMODEL_CACHE_DIR"] = str(cache)
+    return subprocess.run(
+        [sys.executable, "-m", "cfmodel", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )

@@ -7,9 +7,9 @@ of every element created (binding, key, type, expression, layer, category ...).
 
 The model is built from the metamodel's plain objects (slotted Python objects with the
 EClasses' names and features: fast to build and to read); ``ParsedBindings.root`` gives the
-PyEcore objects, built on first use, for exports and EMF APIs. Each ``NamedBindings`` also
-gets its flattened, facts- and site-independent form (``compose.entries.flatten``) as it is
-parsed, so that preparing a composition does not walk the model again.
+PyEcore objects, built on first use, for exports and EMF APIs. Parsing evaluates nothing:
+the flattened, facts- and site-independent form of each ``NamedBindings`` is made by
+``compose.entries.flat_of`` the first time a composition collects it, and kept there.
 
 Guarantees: the model contains only metamodel objects (no textX objects leak out); textX's
 dynamic attributes are read only through ``_get``/``_get_list`` here. Double-quoted strings
@@ -37,7 +37,6 @@ from cfmodel.errors import CfLoadError, CfSyntaxError, Span
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
-from cfmodel.transforms.bindings.compose.entries import flatten
 
 GRAMMAR = Path(__file__).with_name("bindings.tx")
 
@@ -128,8 +127,6 @@ def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
             raise CfSyntaxError("the file nests too deeply to parse", span, "syntax") from None
         builder = _Builder(text, file, bm.plain)
         root = builder.build_file(tree)
-        for named in root.elements:
-            named._flat = flatten(named, builder.spans)
         return ParsedBindings(root, builder.spans, file)
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cfmodel.cli import main
+from tests.conftest import run_cfmodel
 
 SITE = """site {
   categories { node => $::fqdn, environment => true, virtual => $::is_virtual }
@@ -153,15 +152,7 @@ def test_explain(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CFMODEL_DEBUG"}
-    return subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    return run_cfmodel(*args, cwd=cwd)
 
 
 def test_errors_exit_1_as_file_line_col_without_traceback(project: Path) -> None:

@@ -425,8 +425,8 @@ def test_operators_and_functions_in_values(build: Build) -> None:
 
 
 def test_models_built_in_code_compose_as_parsed_ones() -> None:
-    """Parsed bindings bring their flat form (``_flat``); PyEcore models (from providers, or
-    ``ParsedBindings.root``) are flattened when prepared: both give the same injector and errors."""
+    """Parsed bindings are flattened when first prepared and keep it (``_flat``); PyEcore models
+    (from providers, or ``ParsedBindings.root``) each time: both give the same injector and errors."""
     from cfmodel.grammars.bindings import parse_str
     from cfmodel.metamodel.bindings import SpanTable
     from cfmodel.transforms.bindings.compose import LayerInput, prepare
@@ -442,8 +442,9 @@ def test_models_built_in_code_compose_as_parsed_ones() -> None:
         named = parsed.root.elements if ecore else parsed.named_bindings
         spans = SpanTable()
         spans.update(parsed.spans)
-        assert hasattr(named[0], "_flat") is not ecore
+        assert not hasattr(named[0], "_flat")  # parsing evaluates nothing
         prepared = prepare([LayerInput("one", named), LayerInput("two", named)], spans)
+        assert hasattr(named[0], "_flat") is not ecore  # a parsed model keeps its flat form
         with pytest.raises(CfModelError) as caught:
             prepared.injector({"fqdn": "kermit"})
         entries = sorted(

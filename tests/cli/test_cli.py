@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import run_cfmodel
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "webshop"
@@ -19,16 +19,7 @@ def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     cache = (
         cwd / ".test-cache" if cwd != REPO and cwd != EXAMPLE else Path(tempfile.mkdtemp(prefix="cfmodel-"))
     )
-    env = {**os.environ, "CFMODEL_CACHE_DIR": str(cache)}
-    env.pop("CFMODEL_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    return run_cfmodel(*args, cwd=cwd, cache=cache)
 
 
 def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:

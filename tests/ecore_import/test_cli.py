@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.conftest import run_cfmodel
 
 REPO = Path(__file__).resolve().parents[2]
 LIBRARY = Path(__file__).parent / "fixtures" / "library.ecore"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CFMODEL_CACHE_DIR": str(cwd / ".cache")}
-    env.pop("CFMODEL_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    return run_cfmodel(*args, cwd=cwd, cache=cwd / ".cache")
 
 
 def test_export_then_import_then_check(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from cfmodel.cli import main
 from cfmodel.project import load_project
 from cfmodel.transforms.environments.request import load_target, run_request
+from tests.conftest import run_cfmodel
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "environments"
@@ -213,26 +213,8 @@ def test_classifier_from_the_cli(capsys: pytest.CaptureFixture[str], tmp_path: P
 
 
 def test_end_to_end_in_a_subprocess() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "CFMODEL_DEBUG"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cfmodel",
-            "env",
-            "which",
-            E,
-            "--fact",
-            "fqdn=joe.dev.example.com",
-            "--environment",
-            "hotfix",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=120,
-        check=False,
+    done = run_cfmodel(
+        "env", "which", E, "--fact", "fqdn=joe.dev.example.com", "--environment", "hotfix", cwd=REPO
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "environment: hotfix"

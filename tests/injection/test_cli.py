@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from tests.conftest import run_cfmodel
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -43,16 +43,7 @@ bindings default {
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CFMODEL_CACHE_DIR": str(cwd / ".cache")}
-    env.pop("CFMODEL_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    return run_cfmodel(*args, cwd=cwd, cache=cwd / ".cache")
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

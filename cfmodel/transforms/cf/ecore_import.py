@@ -40,11 +40,14 @@ from pyecore.resources import ResourceSet
 from cfmodel.errors import CfModelError, CfSerializationError, CfUsageError
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
+from cfmodel.project import BUILTIN_MODULES, Namespace, Project
+from cfmodel.project import parse_file as parse_cf
 from cfmodel.serializers import atomic
 from cfmodel.serializers import ecore as ecore_format
 from cfmodel.serializers.base import ECORE_NS, XMI_NS, local_registry, register_packages
 from cfmodel.serializers.xmlsafe import XmlLimits, parse_file
 from cfmodel.transforms.cf import lift as lf
+from cfmodel.transforms.cf.resolve import iter_expressions, resolve
 from cfmodel.transforms.cf.unparse import literal
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -237,9 +240,6 @@ def _file_references_to_uris(trees: list[tuple[Path, Any]], limits: XmlLimits) -
 
 def builtin_std_packages() -> list[EPackage]:
     """cfmodel's built-in ``std`` module, lifted (the package every entity extends)."""
-    from cfmodel.project import BUILTIN_MODULES, Namespace, Project
-    from cfmodel.project import parse_file as parse_cf
-    from cfmodel.transforms.cf.resolve import resolve
 
     path = BUILTIN_MODULES / "std" / "model" / "_init.cf"
     tree = parse_cf(path)
@@ -412,7 +412,6 @@ class _Importer:
             module = parse_str(f"x = {text}\n", "<annotation>")
         except CfModelError:  # a foreign annotation may hold anything
             return
-        from cfmodel.transforms.cf.resolve import iter_expressions
 
         for statement in module.statements:
             if not isinstance(statement, nodes.Assignment):

@@ -20,6 +20,7 @@ from typing import TypeAlias
 
 from cfmodel.errors import Diagnostic, Span
 from cfmodel.grammars import nodes
+from cfmodel.transforms.cf.unparse import to_source  # the dump is a debugging aid
 
 # The built-in attribute types of the language. `number` accepts int and float;
 # `any` is what untyped plugin arguments and `list`/`dict` items are.
@@ -388,7 +389,6 @@ def dump_program(program: LinkedProgram, skip: tuple[str, ...] = ("std",)) -> st
     and defaults, relation ends with bounds and opposite, indexes, implement rules)
     and implementations, each in declaration order.
     """
-    from cfmodel.transforms.cf.unparse import to_source  # the dump is a debugging aid
 
     lines: list[str] = []
     for name in sorted(program.namespaces):

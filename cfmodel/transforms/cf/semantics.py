@@ -23,9 +23,12 @@ values as Python's ``str()``.
 
 from __future__ import annotations
 
+import json
 import operator
 from collections.abc import Callable
 from typing import Any, Literal
+
+from cfmodel.plugins import Unknown
 
 Operand = Literal["left", "right"] | None
 
@@ -40,23 +43,63 @@ class SemanticError(Exception):
         self.operand = operand
 
 
-def _show(value: object) -> str:
-    # One way of showing values in messages (refine.errors); imported when a message is
-    # made, so that importing this module does not load the compiler package.
-    from cfmodel.transforms.cf.refine.errors import show
-
-    return show(value)
+MAX_SHOWN_ITEMS = 8
+MAX_SHOWN_TEXT = 80
 
 
-def _kind(value: object) -> str:
-    from cfmodel.transforms.cf.refine.errors import kind_of
+def show(value: object) -> str:
+    """A value as the language writes it, shortened for messages."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= MAX_SHOWN_TEXT else text[: MAX_SHOWN_TEXT - 4] + '..."'
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        items = [show(v) for v in value[:MAX_SHOWN_ITEMS]]
+        if len(value) > MAX_SHOWN_ITEMS:
+            items.append(f"... ({len(value)} items)")
+        return "[" + ", ".join(items) + "]"
+    if isinstance(value, dict):
+        pairs = [f"{json.dumps(str(k))}: {show(v)}" for k, v in list(value.items())[:MAX_SHOWN_ITEMS]]
+        if len(value) > MAX_SHOWN_ITEMS:
+            pairs.append(f"... ({len(value)} keys)")
+        return "{" + ", ".join(pairs) + "}"
+    if isinstance(value, Unknown):
+        return "unknown"
+    return str(value)
 
-    return kind_of(value)
+
+def kind_of(value: object) -> str:
+    """The language's name for the kind of a value (for type errors)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "dict"
+    if isinstance(value, Unknown):
+        return "unknown"
+    name = getattr(getattr(value, "info", None), "qname", None)
+    return name if isinstance(name, str) else type(value).__name__
 
 
 def _described(value: object) -> str:
     """``int 1``, ``string "a"``: the kind and the value, for type errors."""
-    return f"{_kind(value)} {_show(value)}"
+    return f"{kind_of(value)} {show(value)}"
 
 
 def is_number(value: Any) -> bool:
@@ -120,9 +163,9 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
     try:
         return ARITHMETIC[op](left, right)
     except ZeroDivisionError:
-        raise SemanticError(f"division by zero in {_show(left)} {op} {_show(right)}", "arithmetic") from None
+        raise SemanticError(f"division by zero in {show(left)} {op} {show(right)}", "arithmetic") from None
     except OverflowError:
-        raise SemanticError(f"{_show(left)} {op} {_show(right)} is too large", "arithmetic") from None
+        raise SemanticError(f"{show(left)} {op} {show(right)} is too large", "arithmetic") from None
 
 
 # ---------------------------------------------------------------------- containers
@@ -144,20 +187,20 @@ def contains(item: Any, container: Any) -> bool:
 def lookup(mapping: Any, key: Any) -> Any:
     """``mapping[key]``: a string key of a dict."""
     if type(mapping) is not dict:
-        raise SemanticError(f"[...] looks up a key in a dict; {_show(mapping)} is {_kind(mapping)}")
+        raise SemanticError(f"[...] looks up a key in a dict; {show(mapping)} is {kind_of(mapping)}")
     if type(key) is not str:
         raise SemanticError(f"dict keys are strings, not {_described(key)}", operand="right")
     try:
         return mapping[key]
     except KeyError:
-        keys = ", ".join(_show(k) for k in mapping) or "none"
-        raise SemanticError(f"key {_show(key)} not found in the dict (keys: {keys})", "key-error") from None
+        keys = ", ".join(show(k) for k in mapping) or "none"
+        raise SemanticError(f"key {show(key)} not found in the dict (keys: {keys})", "key-error") from None
 
 
 def has_value(mapping: Any, key: Any) -> bool:
     """``mapping[key] is defined``: the dict has the key and its value is not null."""
     if type(mapping) is not dict:
-        raise SemanticError(f"'is defined' on [...] needs a dict, not {_show(mapping)}")
+        raise SemanticError(f"'is defined' on [...] needs a dict, not {show(mapping)}")
     if type(key) is not str:  # as `lookup` (a list or dict key was a Python TypeError)
         raise SemanticError(f"dict keys are strings, not {_described(key)}", operand="right")
     return key in mapping and mapping[key] is not None
@@ -174,7 +217,7 @@ def not_an_instance(name: str, value: Any) -> SemanticError:
     """The error for ``value.name`` when *value* is a plain value (only entity instances have attributes)."""
     if isinstance(value, list):
         return SemanticError(
-            f"cannot read '{name}' of a list ({_show(value)}); iterate it with 'for' or a comprehension"
+            f"cannot read '{name}' of a list ({show(value)}); iterate it with 'for' or a comprehension"
         )
     return SemanticError(f"cannot read '{name}' of {_described(value)}: it is not an entity instance")
 
@@ -242,4 +285,4 @@ def format_field(value: Any, conversion: str | None, format_spec: str) -> str:
     try:
         return format(value, format_spec)
     except (ValueError, TypeError) as error:
-        raise SemanticError(f"cannot format {_show(value)} in f-string: {error}") from None
+        raise SemanticError(f"cannot format {show(value)} in f-string: {error}") from None

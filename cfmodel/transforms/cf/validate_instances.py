@@ -37,10 +37,14 @@ from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EEnumLiteral, EO
 from cfmodel.errors import CfModelError, CfUsageError
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
+from cfmodel.project import load_project
 from cfmodel.serializers import datatypes, model
-from cfmodel.serializers.base import Document
+from cfmodel.serializers.base import Document, local_registry
 from cfmodel.transforms.cf import lift as lf
 from cfmodel.transforms.cf.conditions import Plugin, check_constraint, primitive_fits
+from cfmodel.transforms.cf.conditions import Problem as ConditionProblem
+from cfmodel.transforms.cf.ecore_import import _foreign_primitive, read_ecore_files
+from cfmodel.transforms.cf.resolve import resolve
 from cfmodel.transforms.cf.unparse import literal
 
 SEVERITY = {"not-checked": "note"}
@@ -58,16 +62,10 @@ def load_metamodel(
     """
     paths = [Path(p) for p in ([path] if isinstance(path, str | Path) else path)]
     if len(paths) == 1 and paths[0].is_dir():
-        from cfmodel.project import load_project
-        from cfmodel.transforms.cf.resolve import resolve
-
         return lf.lift(resolve(load_project(paths[0])), options)
     if not paths or any(p.suffix != ".ecore" for p in paths):
         raise CfUsageError(f"expected a project directory or .ecore files, got {', '.join(map(str, paths))}")
     from pyecore.resources import ResourceSet
-
-    from cfmodel.serializers.base import local_registry
-    from cfmodel.transforms.cf.ecore_import import read_ecore_files
 
     rset = ResourceSet()
     roots = read_ecore_files(paths, rset)
@@ -339,7 +337,6 @@ class _Checker:
         annotation = etype.getEAnnotation(lf.TYPEDEF)
         if annotation is not None:
             return str(annotation.details.get("primitive") or annotation.details.get("base"))
-        from cfmodel.transforms.cf.ecore_import import _foreign_primitive
 
         return _foreign_primitive(etype)
 
@@ -417,7 +414,6 @@ class _Checker:
 
 
 def _unparsed(qualified: str) -> Any:
-    from cfmodel.transforms.cf.conditions import Problem as ConditionProblem
 
     return ConditionProblem(f"the condition of {qualified} could not be parsed", failed=False)
 

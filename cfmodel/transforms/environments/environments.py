@@ -387,7 +387,8 @@ class _Run:
             self.diags.error(span, text or "fail() called", "fail")
             raise _FailCalledError
         severity = Severity.WARNING if name == "warning" else Severity.NOTE
-        self.diags.report(Diagnostic(span, text, name, severity))
+        code = "warning" if name == "warning" else "notice"
+        self.diags.report(Diagnostic(span, text, code, severity))
 
     # -- conditions and values ---------------------------------------------------------------
     def condition(self, cond: ModelObject) -> bool:

@@ -6,8 +6,8 @@ normal form (each ``and``-ed conjunction is a context: the ``(category, value)``
 an operation; ``or`` gives one context per branch), and every bind operation into the
 ``Template`` of each entry it makes (``bind parameters X to {...}`` and ``bind variables to
 {...}`` one per name: ``/param/<target>/<name>``, ``/var/<name>``; ``include``/``exclude`` one
-per class) or the problem that makes it invalid. The parser flattens every ``NamedBindings``
-as it parses it (``_flat``); a model built in code is flattened when it is collected.
+per class) or the problem that makes it invalid. Parsing flattens nothing: ``flat_of``
+flattens a ``NamedBindings`` the first time it is collected (a parsed one keeps it, ``_flat``).
 
 ``Collector.collect(layers)`` then makes the ``Entry`` objects for a site and its layers:
 each context ranked by the site's categories (conditions sorted highest category first,
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from cfmodel.errors import Diagnostics, Span
-from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
+from cfmodel.metamodel.bindings import ModelObject, PlainObject, SpanTable, kind_of
 from cfmodel.transforms.bindings.compose.categories import CategoryOrder, category_text
 from cfmodel.transforms.bindings.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.bindings.compose.options import LayerInput, NestingRule
@@ -146,9 +146,20 @@ def flatten(named: ModelObject, spans: SpanTable) -> FlatBindings:
 
 
 def flat_of(named: ModelObject, spans: SpanTable) -> FlatBindings:
-    """The flat form the parser kept (``_flat``), else flattened now (a model built in code)."""
+    """The flat form of ``named``, made on first use; a parsed model keeps it (``_flat``).
+
+    Parsing evaluates nothing: a ``NamedBindings`` the parser made (a plain object) is
+    flattened the first time a composition collects it and keeps the result, so that the
+    next composition over the same parsed file does not walk it again. A model built in
+    code (PyEcore objects) is flattened each time it is collected.
+    """
     found = getattr(named, "_flat", None)
-    return found if isinstance(found, FlatBindings) else flatten(named, spans)
+    if isinstance(found, FlatBindings):
+        return found
+    flat = flatten(named, spans)
+    if isinstance(named, PlainObject):
+        setattr(named, "_flat", flat)  # noqa: B010 - a slot of the NamedBindings plain class only
+    return flat
 
 
 class _Flattener:

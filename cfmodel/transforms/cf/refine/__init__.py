@@ -34,6 +34,8 @@ from cfmodel.transforms.cf.refine.frames import clear_cache
 from cfmodel.transforms.cf.refine.injection import EmptyBindings, has_bindings
 from cfmodel.transforms.cf.refine.result import CompileResult
 from cfmodel.transforms.cf.refine.statements import clear_caches
+from cfmodel.transforms.cf.resolve import resolve
+from cfmodel.transforms.environments.request import load_target, run_request
 
 __all__ = ["CompileResult", "Progress", "compile_project", "evaluate"]
 
@@ -83,7 +85,6 @@ def compile_project(
             loaded, linked or compiled.
         CfEvaluationError: evaluation stopped at an error.
     """
-    from cfmodel.transforms.cf.resolve import resolve
 
     started = time.perf_counter()
     warnings: list[Diagnostic] = []
@@ -106,8 +107,6 @@ def compile_project(
         if progress is not None:
             progress("loading", 0, 0)
         if environment is not None or (path / ENVIRONMENTS_FILE).is_file():
-            from cfmodel.transforms.environments.request import load_target, run_request
-
             request = run_request(path, request_facts, environment)
             warn(request.warnings)
             project = load_target(request.target, cache)
@@ -146,7 +145,6 @@ def _bindings(
     """The injector of a project compiled as it is (and the facts the plugins see)."""
     if environment is None and not has_bindings(project.root, project.module_path):
         return EmptyBindings(facts), facts
-    from cfmodel.transforms.environments.request import run_request
 
     request = run_request(project.root, facts, environment)
     warn(request.warnings)

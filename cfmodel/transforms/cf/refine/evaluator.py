@@ -27,6 +27,7 @@ from cfmodel.transforms.cf.refine.frames import Frame, declared_in
 from cfmodel.transforms.cf.refine.injection import Injection
 from cfmodel.transforms.cf.refine.pluginrt import PluginRuntime
 from cfmodel.transforms.cf.refine.scheduler import Scheduler, Task
+from cfmodel.transforms.cf.refine.statements import sub_expressions
 from cfmodel.transforms.cf.refine.typecheck import TypeChecker, check_entity, fast_check
 from cfmodel.transforms.cf.refine.values import (
     ATTR,
@@ -1105,7 +1106,6 @@ def _at(
 
 
 def _pure(node: nodes.Expression) -> bool:
-    from cfmodel.transforms.cf.refine.statements import sub_expressions
 
     stack: list[nodes.Expression] = [node]
     while stack:

@@ -54,8 +54,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import CfCompileError, CfEvaluationError, Diagnostic, Note, Span
+from cfmodel.metamodel.bindings import SpanTable
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
+from cfmodel.transforms.bindings.compose import compose
+from cfmodel.transforms.bindings.compose.values import (
+    decode_target,
+    show_target,
+    show_title,
+)
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, show
 from cfmodel.transforms.cf.refine.values import ATTR, EntityInfo, Instance, SourceWait, Var, index_key_part
@@ -140,7 +147,6 @@ class Injection:
 
     def _read(self, problems: list[Diagnostic]) -> None:
         """The bound variables (values from ``variables()``) and parameter targets, with positions."""
-        from cfmodel.transforms.bindings.compose.values import decode_target  # loaded with the injector
 
         bound: dict[str, Any] = self.injector.variables()
         for binding in self.injector.effective():
@@ -214,7 +220,6 @@ class Injection:
         indexes = self.ev.infos[target.entity].indexes
         if any(len(names) == len(titles) for _, names in indexes):
             return True
-        from cfmodel.transforms.bindings.compose.values import show_target
 
         known = ", ".join(f"{target.entity.name}({', '.join(names)})" for _, names in indexes) or "none"
         message = (
@@ -449,7 +454,6 @@ def key_text(value: Any) -> str | None:
 
 def _shown(titles: Titles) -> str:
     """The titles of a key as ``Entity[...]`` shows them (``web1``, ``'a,b'``, ``web, example.com``)."""
-    from cfmodel.transforms.bindings.compose.values import show_title  # loaded with the injector
 
     return ", ".join(show_title(title) for title in titles)
 
@@ -524,9 +528,6 @@ class EmptyBindings:
 
     def _real(self) -> Any:
         if self._injector is None:
-            from cfmodel.metamodel.bindings import SpanTable
-            from cfmodel.transforms.bindings.compose import compose
-
             self._injector = compose([], self.facts, SpanTable(), [], None)
         return self._injector
 

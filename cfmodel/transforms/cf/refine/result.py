@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING, Any
 from cfmodel.errors import CfUsageError, Diagnostic
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE, Project
+from cfmodel.serializers import atomic, fastpath, ncname_id
+from cfmodel.serializers import json as json_format
+from cfmodel.serializers import xmi as xmi_format
 from cfmodel.transforms.cf import program as p
+from cfmodel.transforms.cf.lift import lift
 from cfmodel.transforms.cf.refine.errors import show
 from cfmodel.transforms.cf.refine.values import (
     ATTR,
@@ -30,7 +34,7 @@ from cfmodel.transforms.cf.refine.values import (
     index_key_part,
 )
 
-if TYPE_CHECKING:  # PyEcore and the serializers are imported when the model is first asked for
+if TYPE_CHECKING:
     from pyecore.ecore import EObject, EPackage
 
     from cfmodel.transforms.cf.lift import DomainMetamodel
@@ -110,8 +114,6 @@ class CompileResult:
 
     def _lifted(self) -> DomainMetamodel:
         if self._metamodel is None:
-            from cfmodel.transforms.cf.lift import lift
-
             self._metamodel = lift(self.program)
         return self._metamodel
 
@@ -177,12 +179,10 @@ class CompileResult:
     # ---------------------------------------------------------------- exports
 
     def xmi_bytes(self) -> bytes:
-        from cfmodel.serializers import xmi as xmi_format
 
         return xmi_format.to_bytes(self.model, xmi_format.XmiOptions(id_of=self.id_of))
 
     def json_bytes(self, indent: int | None = 1) -> bytes:
-        from cfmodel.serializers import json as json_format
 
         return json_format.to_bytes(self.model, json_format.JsonOptions(id_of=self.id_of, indent=indent))
 
@@ -194,7 +194,6 @@ class CompileResult:
         """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*."""
         files = self.ecore_files()
         files[f"{_file_name(self.name)}.xmi"] = self.xmi_bytes()  # everything made before anything is written
-        from cfmodel.serializers import atomic
 
         return atomic.write_files(directory, files)
 
@@ -202,7 +201,6 @@ class CompileResult:
         """Write the instance model in cfmodel's JSON format."""
         path = Path(file)
         data = self.json_bytes()
-        from cfmodel.serializers import atomic
 
         if path.parent != Path():
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -277,7 +275,6 @@ class _Converter:
         again before writing). Every object ends as PyEcore's setters (without opposite
         updates; the converter sets both ends itself) would leave it, ``_isset`` included.
         """
-        from cfmodel.serializers import fastpath
 
         light = fastpath.LIGHT and fastpath.RAW
         metamodel = self.metamodel
@@ -420,7 +417,6 @@ class _Ids:
         self.counters: dict[str, int] = {}
 
     def all(self) -> list[str]:
-        from cfmodel.serializers import ncname_id
 
         return [ncname_id(self.key(inst)) for inst in self.instances]
 

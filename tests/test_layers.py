@@ -1,0 +1,204 @@
+"""The layer rules of `cfmodel/`, checked on its import graph (read from the source, not run).
+
+* grammars import no transforms (parsing builds trees and evaluates nothing);
+* metamodel imports no transforms, grammars or serializers;
+* serializers and transforms import no CLI (``cfmodel/cli.py``, ``cfmodel/commands/``);
+* no import cycles between modules — counting function-local imports (an import moved into
+  a function does not make a cycle go away) and the package ``__init__`` an import runs
+  (importing ``a.b.c`` runs ``a.b``); imports under ``TYPE_CHECKING`` are types only;
+* ``transforms/`` has no function-local imports of cfmodel at all.
+
+The rules hold for imports under ``TYPE_CHECKING`` too: a type from a higher layer is
+still a dependency on it.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "cfmodel"
+
+FORBIDDEN = {
+    "grammars": {"transforms"},
+    "metamodel": {"transforms", "grammars", "serializers"},
+    "serializers": {"cli"},
+    "transforms": {"cli"},
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    target: str  # the module imported (a module of cfmodel)
+    line: int
+    local: bool  # inside a function
+    typing_only: bool  # under `if TYPE_CHECKING:`
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@functools.cache
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _targets(source: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = source.split(".") if is_package else source.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        prefix = ".".join([*base, node.module] if node.module else base)
+    else:
+        prefix = node.module or ""
+    known = modules()
+    return [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in known else prefix for a in node.names]
+
+
+def _known(target: str) -> str | None:
+    known = modules()
+    while target not in known and "." in target:
+        target = target.rsplit(".", 1)[0]
+    return target if target in known and target.startswith("cfmodel") else None
+
+
+@functools.cache
+def imports() -> tuple[Import, ...]:
+    found: list[Import] = []
+    for source, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_package = path.name == "__init__.py"
+
+        def visit(
+            node: ast.AST, local: bool, typing_only: bool, source: str = source, pkg: bool = is_package
+        ) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.Import | ast.ImportFrom):
+                    for target in _targets(source, pkg, child):
+                        known = _known(target)
+                        if known is not None and known != source:
+                            found.append(Import(source, known, child.lineno, local, typing_only))
+                elif isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                    visit(child, local, True)
+                    for other in child.orelse:
+                        visit(other, local, typing_only)
+                elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                    visit(child, True, typing_only)
+                else:
+                    visit(child, local, typing_only)
+
+        visit(tree, False, False)
+    return tuple(found)
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ("cli", "commands"):
+        return "cli"
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _lineage(module: str) -> list[str]:
+    """The module and the packages above it (importing it runs each of them)."""
+    parts = module.split(".")
+    return [".".join(parts[:n]) for n in range(len(parts), 1, -1)]
+
+
+def runtime_graph() -> dict[str, set[str]]:
+    """Module → the modules its imports run (TYPE_CHECKING excluded; local imports included).
+
+    Importing ``a.b.c`` runs ``a.b`` and ``a.b.c``; the packages above the importer itself
+    are already running and add no edge.
+    """
+    graph: dict[str, set[str]] = {name: set() for name in modules()}
+    for found in imports():
+        if found.typing_only:
+            continue
+        own = set(_lineage(found.source))
+        graph[found.source].update(m for m in _lineage(found.target) if m not in own and m in graph)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_layers_import_only_downwards() -> None:
+    broken = [
+        f"{found.source}:{found.line} imports {found.target}"
+        for found in imports()
+        if layer(found.target) in FORBIDDEN.get(layer(found.source), ())
+    ]
+    assert not broken, "layer rules broken:\n" + "\n".join(broken)
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(runtime_graph()) == []
+
+
+def test_transforms_have_no_function_local_imports() -> None:
+    local = [
+        f"{found.source}:{found.line} imports {found.target}"
+        for found in imports()
+        if found.local and layer(found.source) == "transforms"
+    ]
+    assert not local, "move these imports to the top of their module:\n" + "\n".join(local)
+
+
+def test_the_checks_see_what_they_check() -> None:
+    seen = imports()
+    assert len(modules()) > 80 and len(seen) > 500
+    # a local import, a TYPE_CHECKING import and a package import are all recognised
+    assert any(i.local and i.source.startswith("cfmodel.commands") for i in seen)
+    assert any(i.typing_only for i in seen)
+    assert any(i.target == "cfmodel.transforms.cf.refine" for i in seen)
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    # importing a submodule runs its package, except for the importer's own packages
+    graph = runtime_graph()
+    assert "cfmodel.transforms.bindings.compose" in graph["cfmodel.transforms.cf.refine.injection"]
+    assert "cfmodel.transforms.cf.refine" not in graph["cfmodel.transforms.cf.refine.evaluator"]
