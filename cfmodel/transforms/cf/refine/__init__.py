@@ -10,8 +10,9 @@ conditions until nothing is left to refine) and checked at the end. Errors: one
 `CfCompileError` (every end-of-compile problem) or a `CfEvaluationError` (the first
 problem that stops evaluation), each rendering as ``file:line:col: error: …  [code]``.
 
-Package layout: `values` (instances and slots), `scheduler` (tasks and the freeze
-policy), `frames` (scopes), `evaluator` (expressions, constructors, indexes),
+Package layout: `values` (the language's values, instances and slots), `scheduler`
+(tasks and the freeze policy), `frames` (scopes), `evaluator` (one compile's state and the
+doors into `entities`, `expressions`, `constructors`, `indexes`, `assignment`),
 `statements` (statements, tasks, promises), `typecheck`, `pluginrt` (plugins),
 `finish` (end-of-compile checks), `result` (`CompileResult`, PyEcore conversion into
 the serializers' light objects, `cfmodel.serializers.fastpath`), `injection` (implicit
@@ -30,10 +31,8 @@ from cfmodel.errors import CfCompileError, Diagnostic
 from cfmodel.project import Project, load_project
 from cfmodel.transforms.cf.refine.evaluator import Evaluator
 from cfmodel.transforms.cf.refine.finish import finish
-from cfmodel.transforms.cf.refine.frames import clear_cache
-from cfmodel.transforms.cf.refine.injection import EmptyBindings, has_bindings
+from cfmodel.transforms.cf.refine.injection import EmptyBindings, InjectorLike, has_bindings
 from cfmodel.transforms.cf.refine.result import CompileResult
-from cfmodel.transforms.cf.refine.statements import clear_caches
 from cfmodel.transforms.cf.resolve import resolve
 from cfmodel.transforms.environments.request import load_target, run_request
 
@@ -49,7 +48,7 @@ def compile_project(
     project_or_path: Project | Path | str = ".",
     *,
     facts: dict[str, Any] | None = None,
-    injector: Any = None,
+    injector: InjectorLike | None = None,
     environment: str | None = None,
     progress: Progress | None = None,
     cache: Any = None,
@@ -156,7 +155,7 @@ def evaluate(
     project: Project | None = None,
     *,
     facts: dict[str, Any] | None = None,
-    injector: Any = None,
+    injector: InjectorLike | None = None,
     progress: Progress | None = None,
 ) -> Evaluator:
     """Evaluate a linked program; the `Evaluator` holds the instances."""
@@ -172,7 +171,5 @@ def evaluate(
             raise CfCompileError(problems)
         return ev
     finally:
-        clear_cache()
-        clear_caches()
         if was_enabled:
             gc.enable()

@@ -20,27 +20,19 @@ if TYPE_CHECKING:
     from cfmodel.transforms.cf.program import LinkedNamespace
 
 Declared = dict[str, Span]
-_DECLARED: dict[int, tuple[list[nodes.Statement], Declared]] = {}
 
 
-def declared_in(statements: list[nodes.Statement]) -> Declared:
-    """The variables a block declares (name → span of the first assignment), cached per block."""
-    key = id(statements)
-    cached = _DECLARED.get(key)
-    if cached is not None and cached[0] is statements:
-        return cached[1]
+def declared_by(statements: list[nodes.Statement]) -> Declared:
+    """The variables a block declares (name → span of the first assignment).
+
+    The compile caches it per block (`Evaluator.declared_in`)."""
     declared: Declared = {}
     for statement in statements:
         if isinstance(statement, nodes.Assignment) and isinstance(statement.target, nodes.Reference):
             name = statement.target.name.text
             if "::" not in name and name not in declared:
                 declared[name] = statement.target.span
-    _DECLARED[key] = (statements, declared)
     return declared
-
-
-def clear_cache() -> None:
-    _DECLARED.clear()
 
 
 class Frame:

@@ -51,13 +51,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from cfmodel.errors import CfCompileError, CfEvaluationError, Diagnostic, Note, Span
 from cfmodel.metamodel.bindings import SpanTable
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
-from cfmodel.transforms.bindings.compose import compose
+from cfmodel.transforms.bindings.compose import Injector, compose
 from cfmodel.transforms.bindings.compose.values import (
     decode_target,
     show_target,
@@ -116,10 +116,21 @@ class _Target:
         self.sources: dict[Titles, Span | None] = {}  # titles -> the first source binding
 
 
+class InjectorLike(Protocol):
+    """What a compile asks of an injector: ``std::inject`` a lookup by type or name.
+
+    `cfmodel.transforms.bindings.compose.Injector` is one; it (or any object with its
+    public methods ``effective``, ``instance_parameters``, ``variables``, ``variable``)
+    also injects implicitly (``bind variables``, ``bind parameters``: `Injection`).
+    """
+
+    def lookup(self, type_or_name: str, name: str | None = None, *, default: Any = ...) -> Any: ...
+
+
 class Injection:
     """The evaluator's side of implicit injection (see the module docstring)."""
 
-    def __init__(self, ev: Evaluator, injector: Any) -> None:
+    def __init__(self, ev: Evaluator, injector: Injector) -> None:
         self.ev = ev
         self.injector = injector
         self.targets: dict[str, _Target] = {}
@@ -136,11 +147,11 @@ class Injection:
             raise CfCompileError(problems)
 
     @staticmethod
-    def create(ev: Evaluator, injector: Any) -> Injection | None:
+    def create(ev: Evaluator, injector: InjectorLike) -> Injection | None:
         """None when the injector has no implicit injection (a plain ``lookup`` object, no bindings)."""
         if not all(hasattr(injector, m) for m in _INJECTOR_METHODS):
             return None
-        injection = Injection(ev, injector)
+        injection = Injection(ev, cast("Injector", injector))
         return injection if injection.targets or injection.variables else None
 
     # ------------------------------------------------------------------ reading the bindings

@@ -19,6 +19,7 @@ import hashlib
 import importlib.util
 import inspect
 import sys
+import threading
 import traceback
 import types
 import typing
@@ -35,7 +36,7 @@ from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, kind_of, show
 from cfmodel.transforms.cf.refine.frames import Frame
 from cfmodel.transforms.cf.refine.typecheck import check_entity
-from cfmodel.transforms.cf.refine.values import Instance
+from cfmodel.transforms.cf.refine.values import Instance, Value
 
 if TYPE_CHECKING:
     from cfmodel.transforms.cf.refine.evaluator import Evaluator
@@ -115,7 +116,11 @@ def _hashable(value: object) -> bool:
     return True
 
 
+# The plugin modules loaded in this process, by file (and its mtime): Python modules are
+# process-wide (sys.modules), so this is too; a lock keeps two compiles in two threads from
+# loading one file twice. Keyed by path, never by id(): nothing of one compile stays here.
 _LOADED: dict[Path, tuple[float, ModuleType]] = {}
+_LOADING = threading.RLock()
 
 
 class PluginType:
@@ -211,6 +216,10 @@ class PluginRuntime:
         return registry
 
     def _load(self, path: Path, plugins_dir: Path, module: str, rest: list[str]) -> ModuleType:
+        with _LOADING:
+            return self._load_once(path, plugins_dir, module, rest)
+
+    def _load_once(self, path: Path, plugins_dir: Path, module: str, rest: list[str]) -> ModuleType:
         resolved = path.resolve()
         try:
             mtime = resolved.stat().st_mtime
@@ -275,7 +284,7 @@ class PluginRuntime:
 
     # -- calling
 
-    def call(self, node: nodes.FunctionCall, frame: Frame, task: Task) -> Any:
+    def call(self, node: nodes.FunctionCall, frame: Frame, task: Task) -> Value:
         ev = self.ev
         plugin = self.call_cache.get(id(node))
         if plugin is None:
@@ -298,7 +307,7 @@ class PluginRuntime:
 
     def invoke(
         self, plugin: Plugin, args: list[Any], kwargs: dict[str, Any], frame: Frame, task: Task, span: Span
-    ) -> Any:
+    ) -> Value:
         try:
             bound = plugin.signature.bind(*args, **kwargs)
         except TypeError as error:
@@ -347,10 +356,10 @@ class PluginRuntime:
             raise fail(
                 f"plugin {plugin.qname} failed: {type(error).__name__}: {error}", span, "plugin-error", notes
             ) from error
-        result = from_python(result)
-        if plugin.return_type is not None and not isinstance(result, Unknown):
-            result = self._check(plugin.return_type, result, span, f"the result of plugin {plugin.qname}")
-        return result
+        returned: Value = from_python(result)
+        if plugin.return_type is not None and not isinstance(returned, Unknown):
+            returned = self._check(plugin.return_type, returned, span, f"the result of plugin {plugin.qname}")
+        return returned
 
     def _types(self, plugin: Plugin, span: Span) -> dict[str, PluginType]:
         if plugin.types is not None:

@@ -324,7 +324,7 @@ class _Converter:
                 if kind == ATTR:
                     if not isinstance(slot, Var) or not slot.ready:
                         continue
-                    value = slot.value
+                    value: Any = slot.value  # a list when the feature is many
                     if value is None or isinstance(value, Unknown):
                         continue
                     if feature.many:

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cfmodel.errors import Span
 from cfmodel.transforms.cf.refine.errors import Blocked
-from cfmodel.transforms.cf.refine.values import ListVar, OptVar, Slot, SourceWait
+from cfmodel.transforms.cf.refine.values import ListVar, OptVar, Slot, SourceWait, Value
 
 if TYPE_CHECKING:
     from cfmodel.transforms.cf.refine.evaluator import Evaluator
@@ -43,7 +43,7 @@ class Task:
     __slots__ = ("memo", "pos")
 
     def __init__(self) -> None:
-        self.memo: list[Any] | None = None
+        self.memo: list[Value] | None = None
         self.pos = 0
 
     def run(self, ev: Evaluator) -> None:

@@ -27,7 +27,7 @@ from cfmodel.grammars import nodes
 from cfmodel.plugins import Unknown
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, kind_of, show
-from cfmodel.transforms.cf.refine.frames import Declared, Frame, declared_in
+from cfmodel.transforms.cf.refine.frames import Declared, Frame
 from cfmodel.transforms.cf.refine.scheduler import Scheduler, Task
 from cfmodel.transforms.cf.refine.values import (
     ATTR,
@@ -77,7 +77,7 @@ def emit_implementation(ev: Evaluator, instance: Instance, implementation: p.Imp
     impls.append(implementation)
     if implementation.statements:
         ns = implementation.namespace
-        frame = Frame(declared_in(implementation.statements), ev.globals[ns.name], ns, instance)
+        frame = Frame(ev.declared_in(implementation.statements), ev.globals[ns.name], ns, instance)
         emit_block(ev, implementation.statements, frame)
 
 
@@ -95,7 +95,7 @@ def emit_anonymous(
     if impls is None:
         value.impls = impls = []
     impls.append(("anonymous", id(statements)))
-    emit_block(ev, statements, Frame(declared_in(statements), frame, frame.ns, value))
+    emit_block(ev, statements, Frame(ev.declared_in(statements), frame, frame.ns, value))
 
 
 # ---------------------------------------------------------------- promises
@@ -120,11 +120,8 @@ class Promises:
             slot.release(sched)
 
 
-_TARGETS: dict[int, tuple[nodes.Statement, list[PromiseTarget]]] = {}
-
-
 def _promises_for(ev: Evaluator, statement: nodes.If | nodes.For, frame: Frame) -> Promises | None:
-    targets = promise_targets(statement)
+    targets = promise_targets(ev, statement)
     if not targets:
         return None
     holder = Promises()
@@ -134,26 +131,27 @@ def _promises_for(ev: Evaluator, statement: nodes.If | nodes.For, frame: Frame) 
     return holder
 
 
-def promise_targets(statement: nodes.If | nodes.For) -> list[PromiseTarget]:
-    """Assignments to relations of outer variables inside the blocks of *statement*."""
-    cached = _TARGETS.get(id(statement))
-    if cached is not None and cached[0] is statement:
-        return cached[1]
+def promise_targets(ev: Evaluator, statement: nodes.If | nodes.For) -> list[PromiseTarget]:
+    """Assignments to relations of outer variables inside the blocks of *statement* (cached per compile)."""
+    cached = ev.promise_targets.get(id(statement))
+    if cached is not None:
+        return cached
     targets: list[PromiseTarget] = []
     if isinstance(statement, nodes.If):
         for branch in statement.branches:
-            targets.extend(_block_targets(branch.statements, ()))
+            targets.extend(_block_targets(ev, branch.statements, ()))
         if statement.else_statements:
-            targets.extend(_block_targets(statement.else_statements, ()))
+            targets.extend(_block_targets(ev, statement.else_statements, ()))
     else:
-        targets.extend(_block_targets(statement.statements, (statement.variable.text,)))
-    unique = list(dict.fromkeys(targets))
-    _TARGETS[id(statement)] = (statement, unique)
+        targets.extend(_block_targets(ev, statement.statements, (statement.variable.text,)))
+    unique = ev.promise_targets[id(statement)] = list(dict.fromkeys(targets))
     return unique
 
 
-def _block_targets(statements: list[nodes.Statement], extra: tuple[str, ...]) -> list[PromiseTarget]:
-    declared = declared_in(statements)
+def _block_targets(
+    ev: Evaluator, statements: list[nodes.Statement], extra: tuple[str, ...]
+) -> list[PromiseTarget]:
+    declared = ev.declared_in(statements)
     found: list[PromiseTarget] = []
     for statement in statements:
         if isinstance(statement, nodes.Assignment) and isinstance(statement.target, nodes.AttributeAccess):
@@ -161,7 +159,7 @@ def _block_targets(statements: list[nodes.Statement], extra: tuple[str, ...]) ->
             if chain is not None:
                 found.append(chain)
         elif isinstance(statement, nodes.If | nodes.For):
-            found.extend(promise_targets(statement))
+            found.extend(promise_targets(ev, statement))
     return [t for t in found if t[0] not in declared and t[0] not in extra]
 
 
@@ -328,7 +326,7 @@ def _run_assignment(ev: Evaluator, task: StmtTask) -> None:
         )
     field = owner.info.fields.get(name)
     if field is None:
-        raise ev._no_field(owner.info, name, target.name.span)
+        raise ev.no_field(owner.info, name, target.name.span)
     kind = field.kind
     if stmt.append and kind != MANY:
         raise fail(
@@ -442,32 +440,22 @@ def _run_if(ev: Evaluator, task: StmtTask) -> None:
             chosen = branch.statements
             break
     if chosen:
-        emit_block(ev, chosen, Frame(declared_in(chosen), frame, frame.ns))
+        emit_block(ev, chosen, Frame(ev.declared_in(chosen), frame, frame.ns))
     if task.holder is not None:
         task.holder.release(ev.sched)
 
 
-_LOOP_DECLARED: dict[int, tuple[nodes.For, Declared]] = {}
-
-
-def _loop_declared(stmt: nodes.For) -> Declared:
-    cached = _LOOP_DECLARED.get(id(stmt))
-    if cached is not None and cached[0] is stmt:
-        return cached[1]
-    declared = dict(declared_in(stmt.statements))
-    declared[stmt.variable.text] = stmt.variable.span
-    _LOOP_DECLARED[id(stmt)] = (stmt, declared)
+def _loop_declared(ev: Evaluator, stmt: nodes.For) -> Declared:
+    """The loop variable and the body's variables (cached per compile)."""
+    declared = ev.loop_scopes.get(id(stmt))
+    if declared is None:
+        declared = ev.loop_scopes[id(stmt)] = dict(ev.declared_in(stmt.statements))
+        declared[stmt.variable.text] = stmt.variable.span
     return declared
 
 
-def clear_caches() -> None:
-    """Forget the per-statement caches (promise targets, loop scopes) after a compile."""
-    _TARGETS.clear()
-    _LOOP_DECLARED.clear()
-
-
 def emit_loop_body(ev: Evaluator, stmt: nodes.For, frame: Frame, item: Any) -> None:
-    body = Frame(_loop_declared(stmt), frame, frame.ns)
+    body = Frame(_loop_declared(ev, stmt), frame, frame.ns)
     var = body.own(stmt.variable.text)
     var.value = item
     var.ready = True

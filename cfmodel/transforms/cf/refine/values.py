@@ -14,14 +14,17 @@ Slots are single-assignment cells with a list of waiting tasks:
   ignored, the upper bound is checked on every add); ready ("frozen") at its upper
   bound or when the scheduler decides nothing can add to it any more.
 * `IndexWait`: an index lookup ``E[k=v]`` that found nothing yet.
+
+`Value` is the type of the language's values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from cfmodel.errors import Note, Span
+from cfmodel.plugins import Unknown
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, show
 
@@ -30,6 +33,11 @@ if TYPE_CHECKING:
 
 # field kinds
 ATTR, ONE, OPT, MANY = 0, 1, 2, 3
+
+#: A value of the language as the compiler holds it: null, a bool, an int, a float, a string,
+#: a list, a dict (string keys), an entity instance, or unknown (from a plugin or the
+#: bindings, not known at compile time).
+Value: TypeAlias = "bool | int | float | str | list[Value] | dict[str, Value] | Instance | Unknown | None"
 
 
 class FieldInfo:
@@ -171,7 +179,7 @@ class Slot:
     def __init__(self) -> None:
         self.waiters: list[Task] | None = None
 
-    def get(self) -> Any:
+    def get(self) -> Value:
         raise NotImplementedError
 
     def is_ready(self) -> bool:
@@ -202,14 +210,14 @@ class Var(Slot):
 
     def __init__(self, name: str, owner: Instance | None = None, field: FieldInfo | None = None) -> None:
         self.waiters = None
-        self.value: Any = None
+        self.value: Value = None
         self.ready = False
         self.where: Span | None = None
         self.name = name
         self.owner = owner
         self.field = field
 
-    def get(self) -> Any:
+    def get(self) -> Value:
         if self.ready:
             return self.value
         raise Blocked(self)
@@ -283,7 +291,7 @@ class OptVar(Slot):
     def name(self) -> str:
         return self.field.name
 
-    def get(self) -> Any:
+    def get(self) -> Value:
         if self.frozen:
             if self.value is None:
                 raise fail(
@@ -395,9 +403,9 @@ class ListVar(Slot):
     def name(self) -> str:
         return self.field.name
 
-    def get(self) -> Any:
+    def get(self) -> Value:
         if self.frozen:
-            return self.items
+            return cast("list[Value]", self.items)  # a list of instances is a list of values
         raise Blocked(self)
 
     def is_ready(self) -> bool:
@@ -536,7 +544,7 @@ class IndexWait(Slot):
         self.key_text = key_text
         self.found: Instance | None = None
 
-    def get(self) -> Any:
+    def get(self) -> Value:
         if self.found is not None:
             return self.found
         raise Blocked(self)
@@ -577,7 +585,7 @@ class SourceWait(Slot):
         self.frozen = False
         self.queued = False
 
-    def get(self) -> Any:
+    def get(self) -> Value:
         if self.found is not None or self.frozen:
             return self.found
         raise Blocked(self)
@@ -608,11 +616,11 @@ class Constant(Slot):
 
     __slots__ = ("value",)
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Value) -> None:
         self.waiters = None
         self.value = value
 
-    def get(self) -> Any:
+    def get(self) -> Value:
         return self.value
 
     def is_ready(self) -> bool:
