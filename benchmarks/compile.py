@@ -135,7 +135,7 @@ def write_project(root: Path, hosts: int | None) -> Path:
 CFMODEL_RUNNER = r"""
 import json, sys, time
 t0 = time.process_time()
-from cfmodel.transforms.cf.refine import compile_project
+from cfmodel.pipeline import compile_project
 t1 = time.process_time()
 marks = {}
 def progress(stage, done, instances):

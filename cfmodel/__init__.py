@@ -51,8 +51,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "validate_instances": ("cfmodel.transforms.cf.validate_instances", "validate"),
     "ValidationReport": ("cfmodel.transforms.cf.validate_instances", "ValidationReport"),
     "import_ecore": ("cfmodel.transforms.cf.ecore_import", "import_ecore"),
-    "compile_project": ("cfmodel.transforms.cf.refine", "compile_project"),
-    "CompileResult": ("cfmodel.transforms.cf.refine", "CompileResult"),
+    "compile_project": ("cfmodel.pipeline", "compile_project"),
+    "CompileResult": ("cfmodel.pipeline", "CompileResult"),
     "run_request": ("cfmodel.transforms.environments.request", "run_request"),
 }
 
@@ -85,6 +85,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from cfmodel.grammars.cf import parse_str as parse_str
+    from cfmodel.pipeline import CompileResult as CompileResult
+    from cfmodel.pipeline import compile_project as compile_project
     from cfmodel.project import load_project as load_project
     from cfmodel.project import parse_file as parse_file
     from cfmodel.transforms.cf.ecore_import import import_ecore as import_ecore
@@ -92,8 +94,6 @@ if TYPE_CHECKING:
     from cfmodel.transforms.cf.lift import LiftOptions as LiftOptions
     from cfmodel.transforms.cf.lift import lift as lift
     from cfmodel.transforms.cf.program import LinkedProgram as LinkedProgram
-    from cfmodel.transforms.cf.refine import CompileResult as CompileResult
-    from cfmodel.transforms.cf.refine import compile_project as compile_project
     from cfmodel.transforms.cf.resolve import resolve as resolve
     from cfmodel.transforms.cf.validate_instances import ValidationReport as ValidationReport
     from cfmodel.transforms.cf.validate_instances import load_metamodel as load_metamodel

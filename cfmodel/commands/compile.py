@@ -1,13 +1,15 @@
 """``cfmodel compile``, ``cfmodel xmi export`` and ``cfmodel json export``: run a model.
 
-``compile`` prints the errors (exit 1) or a summary: instances per entity and time.
+``compile`` prints the errors (exit 1) or a summary: instances per entity and time;
+``compile --dump STAGE`` prints the product of one step of the pipeline (`cfmodel.pipeline`:
+``request``, ``load``, ``resolve``, ``evaluate``, ``lift``, ``model``) and runs nothing after it.
 ``xmi export -o DIR`` writes the derived metamodel (one ``.ecore`` per root package)
 and the instances (``<project>.xmi``) into DIR; ``json export -o FILE`` writes the
 instances in cfmodel's JSON format. Exports are made in memory first and each file is
 replaced atomically, so a failing compile or export leaves nothing half-written.
 
 The request (``--fact``, ``--facts``, ``--environment``) is compiled as
-`cfmodel.transforms.cf.refine.compile_project` does it: with an ``environments.cfenv`` (or
+`cfmodel.pipeline.compile_project` does it: with an ``environments.cfenv`` (or
 ``--environment``) the request sequence (`cfmodel.transforms.environments.request`) picks the
 environment, its main file and module path; the bindings give the injector that
 ``std::inject``, ``bind variables`` and ``bind parameters`` use. The request's warnings
@@ -29,6 +31,9 @@ from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args, parse_cache
 
 ORDER = 20
+
+#: The stages of ``--dump`` (the same as `cfmodel.pipeline.STAGES`, which is not imported at startup).
+STAGES = ("request", "load", "resolve", "evaluate", "lift", "model")
 
 
 class ProgressLine:
@@ -62,7 +67,7 @@ class ProgressLine:
 
 def compile_from_args(args: argparse.Namespace) -> Any:
     """Compile the project the arguments name, for the request they describe (facts, environment)."""
-    from cfmodel.transforms.cf.refine import compile_project
+    from cfmodel.pipeline import compile_project
 
     progress = ProgressLine(sys.stderr.isatty())
 
@@ -102,6 +107,8 @@ def _warnings(result: Any) -> None:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    if args.dump is not None:
+        return _dump(args)
     started = time.perf_counter()
     result = compile_from_args(args)
     seconds = time.perf_counter() - started
@@ -114,6 +121,21 @@ def cmd_compile(args: argparse.Namespace) -> int:
     width = max((len(name) for name in counts), default=0)
     for name, count in counts.items():
         print(f"  {name:<{width}}  {count:>8,}")
+    return _done()
+
+
+def _dump(args: argparse.Namespace) -> int:
+    """``compile --dump STAGE``: the product of one step of the pipeline, and nothing after it."""
+    from cfmodel.pipeline import dump
+
+    text = dump(
+        args.dump,
+        Path(args.project),
+        facts=facts_from_args(args),
+        environment=getattr(args, "environment", None),
+        cache=parse_cache(args),
+    )
+    sys.stdout.write(text)
     return _done()
 
 
@@ -144,6 +166,12 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
         "compile", parents=[common], help="run a project's model: errors, or instances per entity"
     )
     _compile_options(p)
+    p.add_argument(
+        "--dump",
+        metavar="STAGE",
+        choices=STAGES,
+        help=f"print the product of one step and stop: {', '.join(STAGES)}",
+    )
     p.set_defaults(func=cmd_compile)
 
     xmi = sub.add_parser("xmi", help="XMI: the derived metamodel (.ecore) and the instance model")

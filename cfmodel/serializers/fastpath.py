@@ -23,7 +23,7 @@ itself, or an empty list/set put on the object the first time it is read), and e
 value sits in a slotted holder of a class made once per feature (owner and value per
 object; feature, ``is_ref``, ``is_cont`` in the class) with ``EValue``'s own methods, so
 PyEcore reads, sets, observes and deletes them as before. The compiler's PyEcore model
-(``cfmodel.transforms.cf.refine.result``) is made of the same light objects and holders.
+(``cfmodel.transforms.cf.model``) is made of the same light objects and holders.
 
 Guarantees: `RAW` is True only if a probe at import finds PyEcore's holders laid out as
 assumed; otherwise every helper takes PyEcore's public API (same result, slower). `LIGHT`

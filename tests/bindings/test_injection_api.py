@@ -161,8 +161,8 @@ def test_abstract_and_typed_variables(errors_of: Callable[..., str]) -> None:
 
 def test_std_inject_through_the_compiler(tmp_path: Path) -> None:
     """``std::inject`` in a ``.cf`` model, answered by a project's injector (the compiler's hook)."""
+    from cfmodel.pipeline import compile_project
     from cfmodel.transforms.bindings.providers import create_injector
-    from cfmodel.transforms.cf.refine import compile_project
 
     (tmp_path / "bindings").mkdir()
     (tmp_path / "bindings" / "default.bind").write_text(

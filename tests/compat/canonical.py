@@ -14,7 +14,7 @@ import hashlib
 import json
 from typing import Any
 
-from cfmodel.transforms.cf.refine import CompileResult
+from cfmodel.pipeline import CompileResult
 from cfmodel.transforms.cf.refine.values import ATTR, Instance, ListVar, OptVar, Var
 
 Record = dict[str, Any]

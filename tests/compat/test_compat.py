@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from cfmodel.errors import CfCompileError, CfModelError
-from cfmodel.transforms.cf.refine import compile_project
+from cfmodel.pipeline import compile_project
 from tests.compat.canonical import canonical, describe, records_of
 from tests.compat.cases import CASES, OK, Error
 from tests.compat.inmanta import REQUIREMENTS, RUNNER, inmanta_python, run_inmanta

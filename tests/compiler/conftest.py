@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cfmodel.errors import CfModelError
-from cfmodel.transforms.cf.refine import CompileResult, compile_project
+from cfmodel.pipeline import CompileResult, compile_project
 
 
 class Project:

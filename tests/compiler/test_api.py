@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cfmodel.transforms.cf.refine import compile_project
+from cfmodel.pipeline import compile_project
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cfmodel.transforms.cf.refine import CompileResult
+from cfmodel.pipeline import CompileResult
 from tests.compiler.conftest import Project, compile_main, error_of
 
 FILES = """

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cfmodel.errors import CfUsageError
-from cfmodel.transforms.cf.refine import compile_project
+from cfmodel.pipeline import compile_project
 from tests.compiler.conftest import Project, compile_main
 from tests.emf.emf import EmfUnavailableError, build_checker
 

@@ -42,8 +42,8 @@ def test_an_injector_given_replaces_the_requests(project: Project) -> None:
 
 
 def test_a_loaded_project_gets_the_bindings_of_its_directory(project: Project) -> None:
+    from cfmodel.pipeline import compile_project
     from cfmodel.project import load_project
-    from cfmodel.transforms.cf.refine import compile_project
 
     project.write({"main.cf": OUT, "bindings/default.bind": BINDINGS})
     result = compile_project(load_project(project.root), facts={"role": "web"})

@@ -9,11 +9,11 @@ import pytest
 from pyecore.ecore import EAttribute, EClass, EEnum, EReference
 
 from cfmodel.errors import CfUsageError
+from cfmodel.pipeline import compile_project
 from cfmodel.serializers import canonical, ecore, xmi
 from cfmodel.serializers import json as json_format
 from cfmodel.transforms.cf import lift as lift_module
 from cfmodel.transforms.cf.lift import LiftOptions, namespace_prefix, namespace_uri
-from cfmodel.transforms.cf.refine import compile_project
 
 from .helpers import RICH, WEBSHOP, lifted
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cfmodel.errors import CfModelError, CfUsageError
+from cfmodel.pipeline import compile_project
 from cfmodel.serializers import xmi
-from cfmodel.transforms.cf.refine import compile_project
 from cfmodel.transforms.cf.validate_instances import load_metamodel, validate
 
 from .helpers import RICH

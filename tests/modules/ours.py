@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from cfmodel.errors import CfCompileError, CfModelError
+from cfmodel.pipeline import CompileResult, compile_project
 from cfmodel.plugins import Unknown
-from cfmodel.transforms.cf.refine import CompileResult, compile_project
 from cfmodel.transforms.cf.refine.values import ATTR, Instance, ListVar, OptVar, Var
 
 LIMIT_SECONDS = 60

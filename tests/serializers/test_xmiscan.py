@@ -451,7 +451,7 @@ def test_the_layout_that_accounts_for_every_element_is_taken() -> None:
 
 
 def test_a_compiled_model_takes_the_lane() -> None:
-    from cfmodel.transforms.cf.refine import compile_project
+    from cfmodel.pipeline import compile_project
 
     result = compile_project("examples/webshop")
     data = result.xmi_bytes()

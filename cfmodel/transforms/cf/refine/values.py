@@ -2,7 +2,7 @@
 
 Everything here is a slotted Python object (creating one costs about a microsecond;
 a PyEcore `EObject` costs about 45): the compiled model becomes PyEcore only at the
-end (`cfmodel.transforms.cf.refine.result`).
+end (`cfmodel.transforms.cf.model`).
 
 Slots are single-assignment cells with a list of waiting tasks:
 

@@ -1,29 +1,27 @@
-"""The result of a compile: the instances, their PyEcore form and the exports.
+"""To model: the evaluated instances become PyEcore objects of the derived metamodel.
 
-The evaluator's instances are plain slotted objects; `CompileResult.model` turns them
-into PyEcore objects of the derived metamodel the first time it is asked for (one
-`EObject` per instance, in creation order; every instance is a root, relations are
-non-containment references set on both ends in the order the model gave them).
-Ids for XMI and JSON come from index keys (docs/compiler.md, "Ids").
+`to_model(instances, metamodel)` makes one `EObject` per instance, in creation order (every
+instance is a root; relations are non-containment references set on both ends in the order
+the model gave them), with the light objects and holders of `cfmodel.serializers.fastpath`
+that the readers make too, and the stable id of each object from its index keys
+(docs/compiler.md, "Ids"). With ``release`` the instances' values move into the objects:
+afterwards each instance keeps its entity and place, not its values, so a large model does
+not hold its values twice.
 """
 
 from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cfmodel.errors import CfUsageError, Diagnostic
+from pyecore.ecore import EEnum
+
 from cfmodel.plugins import Unknown
-from cfmodel.project import MAIN_NAMESPACE, Project
-from cfmodel.serializers import atomic, fastpath, ncname_id
-from cfmodel.serializers import json as json_format
-from cfmodel.serializers import xmi as xmi_format
+from cfmodel.project import MAIN_NAMESPACE
+from cfmodel.serializers import fastpath, ncname_id
 from cfmodel.transforms.cf import program as p
-from cfmodel.transforms.cf.lift import lift
-from cfmodel.transforms.cf.refine.errors import show
 from cfmodel.transforms.cf.refine.values import (
     ATTR,
     EntityInfo,
@@ -35,185 +33,38 @@ from cfmodel.transforms.cf.refine.values import (
 )
 
 if TYPE_CHECKING:
-    from pyecore.ecore import EObject, EPackage
+    from pyecore.ecore import EObject
 
     from cfmodel.transforms.cf.lift import DomainMetamodel
 
 
-class CompileResult:
-    """A compiled project: counts and dumps at once, the PyEcore model on demand."""
+@dataclass(frozen=True, slots=True)
+class InstanceModel:
+    """The instance model: the PyEcore objects in creation order and their stable ids."""
 
-    def __init__(
-        self,
-        program: p.LinkedProgram,
-        project: Project | None,
-        instances: list[Instance],
-        seconds: float,
-        name: str | None = None,
-        warnings: Sequence[Diagnostic] = (),
-    ) -> None:
-        self.program = program
-        self.project = project
-        self.name = name or (project.name if project is not None else program.name)
-        self.seconds = seconds
-        self._instances = instances
-        self._request_warnings = list(warnings)
-        self._metamodel: DomainMetamodel | None = None
-        self._objects: list[EObject] | None = None
-        self._ids: dict[int, str] | None = None
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        """The request sequence's warnings, then the program's (resolve)."""
-        return [*self._request_warnings, *getattr(self.program, "warnings", [])]
-
-    # ---------------------------------------------------------------- plain views
-
-    @property
-    def raw_instances(self) -> list[Instance]:
-        """The evaluator's instances, in creation order."""
-        return self._instances
-
-    def counts(self) -> dict[str, int]:
-        """Instances per entity (exact type), by qualified name, sorted by name."""
-        out: dict[str, int] = {}
-        for instance in self._instances:
-            name = instance.info.qname
-            out[name] = out.get(name, 0) + 1
-        return dict(sorted(out.items()))
-
-    def dump(self) -> str:
-        """A canonical text of the instances (for tests and differential checks)."""
-        numbers = {id(inst): i for i, inst in enumerate(self._instances)}
-        lines: list[str] = []
-        for inst in self._instances:
-            lines.append(f"#{numbers[id(inst)]} {inst.info.qname}")
-            for name in sorted(inst.info.fields):
-                field = inst.info.fields[name]
-                slot = inst.slots.get(name)
-                if field.kind == ATTR:
-                    if isinstance(slot, Var) and slot.ready:
-                        lines.append(f"  {name} = {show_full(slot.value)}")
-                    continue
-                targets = _targets(slot)
-                if targets:
-                    lines.append(f"  {name} -> " + ", ".join(f"#{numbers[id(t)]}" for t in targets))
-        return "\n".join(lines) + "\n"
-
-    # ---------------------------------------------------------------- PyEcore
-
-    @property
-    def metamodel(self) -> list[EPackage]:
-        """The derived metamodel: its root EPackages."""
-        return list(self._lifted().packages)
-
-    @property
-    def domain(self) -> DomainMetamodel:
-        """The derived metamodel with its lookups (`cfmodel.transforms.cf.lift.DomainMetamodel`)."""
-        return self._lifted()
-
-    def _lifted(self) -> DomainMetamodel:
-        if self._metamodel is None:
-            self._metamodel = lift(self.program)
-        return self._metamodel
-
-    @property
-    def model(self) -> list[EObject]:
-        """Every instance as a PyEcore object of the derived metamodel, in creation order.
-
-        Made on first use. The values move into the PyEcore objects: afterwards the
-        evaluator's instances (`raw_instances`) keep their entity and place, not their
-        values (`dump` is then empty), so a large model does not hold its values twice.
-        """
-        if self._objects is None:
-            metamodel = self._lifted()
-            keys = _Ids(self._instances).all()
-            was_enabled = gc.isenabled()
-            gc.disable()  # tens of thousands of new objects, none of them garbage
-            try:
-                objects = _Converter(metamodel).convert(self._instances, release=True)
-            finally:
-                if was_enabled:
-                    gc.enable()
-            self._ids = {id(obj): key for obj, key in zip(objects, keys, strict=True)}
-            self._objects = objects
-        return self._objects
-
-    def instances(self, entity: str) -> list[EObject]:
-        """The PyEcore objects of *entity* (qualified, or a name only one namespace uses) and its subtypes."""
-        target = self._entity(entity)
-        objects = self.model
-        return [
-            obj for inst, obj in zip(self._instances, objects, strict=True) if target in inst.info.ancestors
-        ]
-
-    def _entity(self, name: str) -> p.EntityType:
-        """An entity by qualified name, or by plain name: the main namespace's, else the only one."""
-        matches = [
-            e
-            for e in self.program.entities()
-            if e.qualified_name == name or (("::" not in name) and e.name == name)
-        ]
-        for preferred in (name, f"{self.program.main.name}::{name}"):
-            exact = [e for e in matches if e.qualified_name == preferred]
-            if exact:
-                return exact[0]
-        if len(matches) == 1:
-            return matches[0]
-        if not matches:
-            raise CfUsageError(f"no entity named {name!r} in {self.name}")
-        options = ", ".join(e.qualified_name for e in matches)
-        raise CfUsageError(f"{name!r} is ambiguous: {options}")
+    objects: list[EObject]
+    ids: dict[int, str]  # id() of an object -> its id
 
     def id_of(self, obj: EObject) -> str | None:
-        """The stable id of an object of `model` (None for objects that are not)."""
-        ids = self._id_table()
-        return ids.get(id(obj))
-
-    def _id_table(self) -> dict[int, str]:
-        if self._ids is None:
-            self.model  # noqa: B018 - makes the ids too
-        assert self._ids is not None
-        return self._ids
-
-    # ---------------------------------------------------------------- exports
-
-    def xmi_bytes(self) -> bytes:
-
-        return xmi_format.to_bytes(self.model, xmi_format.XmiOptions(id_of=self.id_of))
-
-    def json_bytes(self, indent: int | None = 1) -> bytes:
-
-        return json_format.to_bytes(self.model, json_format.JsonOptions(id_of=self.id_of, indent=indent))
-
-    def ecore_files(self) -> dict[str, bytes]:
-        """One ``<package>.ecore`` per root package of the metamodel."""
-        return self._lifted().ecore_files()
-
-    def save_xmi(self, directory: Path | str) -> list[Path]:
-        """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*."""
-        files = self.ecore_files()
-        files[f"{_file_name(self.name)}.xmi"] = self.xmi_bytes()  # everything made before anything is written
-
-        return atomic.write_files(directory, files)
-
-    def save_json(self, file: Path | str) -> Path:
-        """Write the instance model in cfmodel's JSON format."""
-        path = Path(file)
-        data = self.json_bytes()
-
-        if path.parent != Path():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(path, data)
-        return path
+        """The stable id of one of the objects (None for any other object)."""
+        return self.ids.get(id(obj))
 
 
-def _file_name(name: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-    return safe or "model"
+def to_model(instances: list[Instance], metamodel: DomainMetamodel, release: bool = False) -> InstanceModel:
+    """The PyEcore objects of *instances* (see the module docstring); *release*: move the values."""
+    keys = _Ids(instances).all()
+    was_enabled = gc.isenabled()
+    gc.disable()  # tens of thousands of new objects, none of them garbage
+    try:
+        objects = _Converter(metamodel).convert(instances, release=release)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return InstanceModel(objects, {id(obj): key for obj, key in zip(objects, keys, strict=True)})
 
 
-def _targets(slot: object) -> list[Instance]:
+def instance_targets(slot: object) -> list[Instance]:
+    """The instances a relation slot holds, in order."""
     if isinstance(slot, ListVar):
         return list(slot.items)
     if isinstance(slot, OptVar):
@@ -221,14 +72,6 @@ def _targets(slot: object) -> list[Instance]:
     if isinstance(slot, Var) and slot.ready and isinstance(slot.value, Instance):
         return [slot.value]
     return []
-
-
-def show_full(value: Any) -> str:
-    if isinstance(value, list):
-        return "[" + ", ".join(show_full(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{show_full(k)}: {show_full(v)}" for k, v in value.items()) + "}"
-    return show(value)
 
 
 class _Converter:
@@ -243,8 +86,6 @@ class _Converter:
         found = self.plans.get(id(info))
         if found is not None:
             return found
-        from pyecore.ecore import EEnum
-
         plan = []
         entity = info.entity
         for name, field in info.fields.items():
@@ -344,7 +185,7 @@ class _Converter:
                     else:
                         fastpath.set_attribute(obj, feature, _value(feature, value, how))
                     continue
-                targets = _targets(slot)
+                targets = instance_targets(slot)
                 if not targets:
                     continue
                 one_way = feature.eOpposite is None

@@ -1,0 +1,427 @@
+"""The pipeline façade: a project directory to its instance model and files, in named steps.
+
+    request ─▶ load ─▶ resolve ─▶ evaluate ─▶ lift ─▶ to_model ─▶ write
+
+Each step is a function of this module taking the product of the ones before it and
+returning its own, which can be printed (`dump`: the stage names are `STAGES`; ``cfmodel
+compile --dump STAGE`` prints one), as Jinja's ``Environment`` chains lexer, parser and
+compiler and lets each be called alone:
+
+* `request`: the request sequence (`cfmodel.transforms.environments.request`) for a
+  directory with an ``environments.cfenv`` (or when an environment is asked for): which
+  main file, module path, injector and facts. None for a directory compiled as it is.
+* `load`: the `Project` — the main file and every namespace it imports, parsed.
+* `bindings`: the injector of a project compiled as it is (its ``site.bind``,
+  ``bindings/``, modules' bindings), by the request sequence on its directory.
+* `resolve`: the `LinkedProgram` (`cfmodel.transforms.cf.resolve`).
+* `evaluate`: the instances (`cfmodel.transforms.cf.refine`).
+* `lift`: the derived metamodel (`cfmodel.transforms.cf.lift`).
+* `to_model`: the PyEcore instance model with stable ids (`cfmodel.transforms.cf.model`).
+* `write_xmi`, `write_json`: the files (`cfmodel.serializers`), each set made in memory
+  first and replaced atomically.
+
+`compile_project` runs request, load, bindings, resolve and evaluate and returns a
+`CompileResult`: the data of the compile, whose metamodel and model are the lift and
+to_model steps, made on first use. No step calls back up: the transforms know nothing of
+this module. The CLI, the Python API (`cfmodel.compile_project`) and the benchmarks go
+through it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyecore.ecore import EObject, EPackage
+
+from cfmodel.cache import ParseCache
+from cfmodel.errors import CfUsageError, Diagnostic
+from cfmodel.project import Project, load_project
+from cfmodel.serializers import atomic
+from cfmodel.serializers import json as json_format
+from cfmodel.serializers import xmi as xmi_format
+from cfmodel.transforms.cf import program as p
+from cfmodel.transforms.cf import refine
+from cfmodel.transforms.cf.lift import DomainMetamodel
+from cfmodel.transforms.cf.lift import lift as lift_program
+from cfmodel.transforms.cf.model import InstanceModel
+from cfmodel.transforms.cf.model import to_model as instances_to_model
+from cfmodel.transforms.cf.program import LinkedProgram, dump_program
+from cfmodel.transforms.cf.refine.injection import EmptyBindings, InjectorLike, has_bindings
+from cfmodel.transforms.cf.refine.report import count_instances, dump_instances
+from cfmodel.transforms.cf.refine.values import Instance
+from cfmodel.transforms.cf.resolve import resolve as resolve_project
+from cfmodel.transforms.environments.request import RequestResult, load_target, run_request
+
+__all__ = [
+    "ENVIRONMENTS_FILE",
+    "STAGES",
+    "CompileResult",
+    "Progress",
+    "bindings",
+    "compile_project",
+    "dump",
+    "evaluate",
+    "lift",
+    "load",
+    "request",
+    "resolve",
+    "to_model",
+    "write_json",
+    "write_xmi",
+]
+
+Progress = Callable[[str, int, int], None]
+Warn = Callable[[Sequence[Diagnostic]], None]
+
+#: A project directory with this file is compiled through the request sequence.
+ENVIRONMENTS_FILE = "environments.cfenv"
+
+#: The stages whose product `dump` prints, in pipeline order.
+STAGES = ("request", "load", "resolve", "evaluate", "lift", "model")
+
+
+# ---------------------------------------------------------------------------- the steps
+
+
+def request(
+    path: Path, facts: dict[str, Any] | None = None, environment: str | None = None
+) -> RequestResult | None:
+    """The request sequence for *path*, or None when the directory is compiled as it is.
+
+    A directory with an ``environments.cfenv``, or any directory when *environment* is
+    given, goes through the request sequence: its facts and environment select the
+    environment, whose main file, module path and bindings are compiled."""
+    if environment is None and not (path / ENVIRONMENTS_FILE).is_file():
+        return None
+    return run_request(path, dict(facts or {}), environment)
+
+
+def load(where: Path | RequestResult, cache: ParseCache | None = None) -> Project:
+    """The project of a directory, or of the environment a request selected."""
+    if isinstance(where, RequestResult):
+        return load_target(where.target, cache)
+    return load_project(where, cache)
+
+
+def bindings(
+    project: Project, facts: dict[str, Any], environment: str | None = None
+) -> tuple[InjectorLike, dict[str, Any], tuple[Diagnostic, ...]]:
+    """The injector of a project compiled as it is, the facts the plugins see, and warnings.
+
+    Without bindings (`injection.has_bindings`: ``site.bind``, ``bindings/``, a
+    ``bindings:`` section in ``project.yml``, modules with ``bindings/``) nothing is bound;
+    else the request sequence on the project's directory makes the injector."""
+    if environment is None and not has_bindings(project.root, project.module_path):
+        return EmptyBindings(facts), facts, ()
+    found = run_request(project.root, facts, environment)
+    return found.injector, dict(found.target.facts), found.warnings
+
+
+def resolve(project: Project) -> LinkedProgram:
+    """The linked program: every name and type of the project resolved."""
+    return resolve_project(project)
+
+
+def evaluate(
+    program: LinkedProgram,
+    project: Project | None = None,
+    *,
+    facts: dict[str, Any] | None = None,
+    injector: InjectorLike | None = None,
+    progress: Progress | None = None,
+) -> list[Instance]:
+    """The instances the program makes (the compile's working tables released)."""
+    ev = refine.evaluate(program, project, facts=facts, injector=injector, progress=progress)
+    instances = ev.instances
+    ev.release()
+    return instances
+
+
+def lift(program: LinkedProgram) -> DomainMetamodel:
+    """The derived metamodel: one EPackage per namespace."""
+    return lift_program(program)
+
+
+def to_model(instances: list[Instance], metamodel: DomainMetamodel) -> InstanceModel:
+    """The PyEcore instance model; the instances' values move into it."""
+    return instances_to_model(instances, metamodel, release=True)
+
+
+def write_xmi(
+    name: str, metamodel: DomainMetamodel, model: InstanceModel, directory: Path | str
+) -> list[Path]:
+    """The metamodel (one ``.ecore`` per root package) and ``<name>.xmi`` into *directory*."""
+    files = metamodel.ecore_files()
+    files[f"{_file_name(name)}.xmi"] = xmi_bytes(model)  # everything made before anything is written
+    return atomic.write_files(directory, files)
+
+
+def write_json(model: InstanceModel, file: Path | str) -> Path:
+    """The instance model in cfmodel's JSON format."""
+    path = Path(file)
+    data = json_bytes(model)
+    if path.parent != Path():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    atomic.write_bytes(path, data)
+    return path
+
+
+def xmi_bytes(model: InstanceModel) -> bytes:
+    return xmi_format.to_bytes(model.objects, xmi_format.XmiOptions(id_of=model.id_of))
+
+
+def json_bytes(model: InstanceModel, indent: int | None = 1) -> bytes:
+    return json_format.to_bytes(model.objects, json_format.JsonOptions(id_of=model.id_of, indent=indent))
+
+
+def _file_name(name: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return safe or "model"
+
+
+# ---------------------------------------------------------------------------- compiling
+
+
+def compile_project(
+    project_or_path: Project | Path | str = ".",
+    *,
+    facts: dict[str, Any] | None = None,
+    injector: InjectorLike | None = None,
+    environment: str | None = None,
+    progress: Progress | None = None,
+    cache: ParseCache | None = None,
+    keep_sources: bool | None = None,
+    on_warning: Callable[[Diagnostic], None] | None = None,
+) -> CompileResult:
+    """Compile a project (its directory, or a loaded `Project`) for a request.
+
+    The request (docs/environments.md, docs/bindings.md): see `request`; another
+    directory, or a loaded `Project`, is compiled as it is with the injector of its
+    bindings (`bindings`). The injector answers ``std::inject`` and injects implicitly
+    (``bind variables``, ``bind parameters``); *injector* replaces it (any object with
+    ``lookup(type_or_name, name=None, *, default=…)``;
+    `cfmodel.transforms.bindings.compose.Injector` for implicit injection).
+
+    *facts* reach the injector's categories and the plugins (``Context.facts``; through
+    the request sequence with ``environment`` set to the selected environment).
+    *progress* is called now and then with (stage, tasks done, instances). The request
+    sequence's warnings go to *on_warning* as they happen and are in
+    ``result.warnings``. *keep_sources* (default: only when a loaded `Project` is given):
+    keep the syntax trees reachable from the result (``result.project``, the top-level
+    statements of ``result.program``'s namespaces); without them a large model takes
+    less memory.
+
+    Raises:
+        CfLoadError, CfCompileError: the request, the project or its bindings cannot be
+            loaded, linked or compiled.
+        CfEvaluationError: evaluation stopped at an error.
+    """
+    started = time.perf_counter()
+    warnings: list[Diagnostic] = []
+
+    def warn(found: Sequence[Diagnostic]) -> None:
+        warnings.extend(found)
+        if on_warning is not None:
+            for warning in found:
+                on_warning(warning)
+
+    request_facts = dict(facts or {})
+    requested: RequestResult | None = None
+    if isinstance(project_or_path, Project):
+        project = project_or_path
+        keep = True if keep_sources is None else keep_sources
+    else:
+        keep = bool(keep_sources)
+        if progress is not None:
+            progress("loading", 0, 0)
+        requested = request(Path(project_or_path), request_facts, environment)
+        if requested is not None:
+            warn(requested.warnings)
+        project = load(requested if requested is not None else Path(project_or_path), cache)
+    if requested is not None:
+        request_facts = dict(requested.target.facts)
+        if injector is None:
+            injector = requested.injector
+    elif injector is None:
+        injector, request_facts, found = bindings(project, request_facts, environment)
+        warn(found)
+    if progress is not None:
+        progress("linking", 0, 0)
+    program = resolve(project)
+    instances = evaluate(program, project, facts=request_facts, injector=injector, progress=progress)
+    if not keep:
+        for namespace in program.namespaces.values():
+            namespace.statements = []
+    return CompileResult(
+        program, project if keep else None, instances, time.perf_counter() - started, project.name, warnings
+    )
+
+
+@dataclass(eq=False)
+class CompileResult:
+    """A compiled project: the data of the compile; its metamodel and model made on first use.
+
+    ``metamodel``/``domain`` is the `lift` step's product, ``model`` the `to_model` step's:
+    once the model is made the instances' values have moved into it (`raw_instances`
+    keep their entity and place; `dump` is then empty), so a large model does not hold
+    its values twice."""
+
+    program: LinkedProgram
+    project: Project | None
+    raw_instances: list[Instance]
+    seconds: float
+    name: str = ""
+    request_warnings: Sequence[Diagnostic] = ()
+    _metamodel: DomainMetamodel | None = field(default=None, repr=False)
+    _model: InstanceModel | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = self.project.name if self.project is not None else self.program.name
+        self.request_warnings = list(self.request_warnings)
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The request sequence's warnings, then the program's (resolve)."""
+        return [*self.request_warnings, *getattr(self.program, "warnings", [])]
+
+    def counts(self) -> dict[str, int]:
+        """Instances per entity (exact type), by qualified name, sorted by name."""
+        return count_instances(self.raw_instances)
+
+    def dump(self) -> str:
+        """A canonical text of the instances (for tests and differential checks)."""
+        return dump_instances(self.raw_instances)
+
+    # ---------------------------------------------------------------- the later steps
+
+    @property
+    def domain(self) -> DomainMetamodel:
+        """The derived metamodel with its lookups (the `lift` step)."""
+        if self._metamodel is None:
+            self._metamodel = lift(self.program)
+        return self._metamodel
+
+    @property
+    def metamodel(self) -> list[EPackage]:
+        """The derived metamodel: its root EPackages."""
+        return list(self.domain.packages)
+
+    @property
+    def instance_model(self) -> InstanceModel:
+        """The `to_model` step's product: the objects and their ids."""
+        if self._model is None:
+            self._model = to_model(self.raw_instances, self.domain)
+        return self._model
+
+    @property
+    def model(self) -> list[EObject]:
+        """Every instance as a PyEcore object of the derived metamodel, in creation order."""
+        return self.instance_model.objects
+
+    def instances(self, entity: str) -> list[EObject]:
+        """The PyEcore objects of *entity* (qualified, or a name only one namespace uses) and its subtypes."""
+        target = self._entity(entity)
+        objects = self.model
+        return [
+            obj
+            for inst, obj in zip(self.raw_instances, objects, strict=True)
+            if target in inst.info.ancestors
+        ]
+
+    def _entity(self, name: str) -> p.EntityType:
+        """An entity by qualified name, or by plain name: the main namespace's, else the only one."""
+        matches = [
+            e
+            for e in self.program.entities()
+            if e.qualified_name == name or (("::" not in name) and e.name == name)
+        ]
+        for preferred in (name, f"{self.program.main.name}::{name}"):
+            exact = [e for e in matches if e.qualified_name == preferred]
+            if exact:
+                return exact[0]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise CfUsageError(f"no entity named {name!r} in {self.name}")
+        options = ", ".join(e.qualified_name for e in matches)
+        raise CfUsageError(f"{name!r} is ambiguous: {options}")
+
+    def id_of(self, obj: EObject) -> str | None:
+        """The stable id of an object of `model` (None for objects that are not)."""
+        return self.instance_model.id_of(obj)
+
+    def xmi_bytes(self) -> bytes:
+        return xmi_bytes(self.instance_model)
+
+    def json_bytes(self, indent: int | None = 1) -> bytes:
+        return json_bytes(self.instance_model, indent)
+
+    def ecore_files(self) -> dict[str, bytes]:
+        """One ``<package>.ecore`` per root package of the metamodel."""
+        return self.domain.ecore_files()
+
+    def save_xmi(self, directory: Path | str) -> list[Path]:
+        """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*."""
+        return write_xmi(self.name, self.domain, self.instance_model, directory)
+
+    def save_json(self, file: Path | str) -> Path:
+        """Write the instance model in cfmodel's JSON format."""
+        return write_json(self.instance_model, file)
+
+
+# ---------------------------------------------------------------------------- dumps
+
+
+def dump(
+    stage: str,
+    path: Path | str,
+    *,
+    facts: dict[str, Any] | None = None,
+    environment: str | None = None,
+    cache: ParseCache | None = None,
+) -> str:
+    """The printable product of *stage* (one of `STAGES`) for the project at *path*.
+
+    The steps before it run as `compile_project` runs them; nothing after it runs."""
+    if stage not in STAGES:
+        raise CfUsageError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
+    root = Path(path)
+    requested = request(root, facts, environment)
+    if stage == "request":
+        if requested is None:
+            return f"{root}: no {ENVIRONMENTS_FILE} and no --environment: compiled as it is\n"
+        return requested.explain() + "\n"
+    project = load(requested if requested is not None else root, cache)
+    if stage == "load":
+        return dump_project(project)
+    program = resolve(project)
+    if stage == "resolve":
+        return dump_program(program)
+    if stage == "lift":
+        files = lift(program).ecore_files()
+        return "".join(f"# {name}\n{text.decode('utf-8')}" for name, text in files.items())
+    if requested is not None:
+        injector: InjectorLike = requested.injector
+        plugin_facts = dict(requested.target.facts)
+    else:
+        injector, plugin_facts, _ = bindings(project, dict(facts or {}), environment)
+    instances = evaluate(program, project, facts=plugin_facts, injector=injector)
+    if stage == "evaluate":
+        return dump_instances(instances)
+    return xmi_bytes(to_model(instances, lift(program))).decode("utf-8")
+
+
+def dump_project(project: Project) -> str:
+    """The load step's product: the project, its module path and every namespace with its file."""
+    lines = [f"project {project.name}", f"main {project.main}"]
+    lines += [f"modulepath {folder}" for folder in project.module_path]
+    for name in sorted(project.namespaces):
+        namespace = project.namespaces[name]
+        count = f"{namespace.lines} line{'' if namespace.lines == 1 else 's'}"
+        lines.append(f"namespace {name}  {namespace.label}  ({count})")
+    return "\n".join(lines) + "\n"

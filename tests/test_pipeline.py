@@ -1,0 +1,112 @@
+"""The pipeline façade (`cfmodel.pipeline`): named steps, each product printable.
+
+The steps run one by one give what `compile_project` gives; `dump` prints each stage's
+product; ``cfmodel compile --dump STAGE`` is the same text; `CompileResult` is data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cfmodel import pipeline
+from cfmodel.commands import compile as compile_command
+from cfmodel.errors import CfUsageError
+from cfmodel.transforms.cf.program import dump_program
+from cfmodel.transforms.cf.refine.report import dump_instances
+from tests.conftest import run_cfmodel
+
+REPO = Path(__file__).resolve().parents[1]
+WEBSHOP = REPO / "examples" / "webshop"
+ENVIRONMENTS = REPO / "examples" / "environments"
+
+
+@pytest.fixture(scope="module")
+def webshop(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("pipeline") / "webshop"
+    shutil.copytree(WEBSHOP, target)
+    return target
+
+
+def test_the_steps_one_by_one_give_what_compile_project_gives(webshop: Path) -> None:
+    assert pipeline.request(webshop) is None  # no environments.cfenv: compiled as it is
+    project = pipeline.load(webshop)
+    injector, facts, warnings = pipeline.bindings(project, {})
+    program = pipeline.resolve(project)
+    text = dump_program(program)
+    instances = pipeline.evaluate(program, project, facts=facts, injector=injector)
+    dumped = dump_instances(instances)
+    metamodel = pipeline.lift(program)
+    model = pipeline.to_model(instances, metamodel)
+    whole = pipeline.compile_project(webshop)
+    assert warnings == ()
+    assert "namespace __config__" in text
+    assert dumped == whole.dump() and dumped.startswith("#0 web::LoadBalancer\n")
+    assert pipeline.xmi_bytes(model) == whole.xmi_bytes()
+    assert metamodel.ecore_files() == whole.ecore_files()
+
+
+def test_writing_is_a_step(webshop: Path, tmp_path: Path) -> None:
+    result = pipeline.compile_project(webshop)
+    written = pipeline.write_xmi(result.name, result.domain, result.instance_model, tmp_path / "xmi")
+    assert sorted(p.name for p in written) == sorted([*result.ecore_files(), "webshop.xmi"])
+    assert (tmp_path / "xmi" / "webshop.xmi").read_bytes() == result.xmi_bytes()
+    json_file = pipeline.write_json(result.instance_model, tmp_path / "out" / "model.json")
+    assert json_file.read_bytes() == result.json_bytes()
+
+
+def test_compile_result_is_data(webshop: Path) -> None:
+    result = pipeline.compile_project(webshop)
+    assert dataclasses.is_dataclass(result)
+    fields = [f.name for f in dataclasses.fields(result)]
+    assert fields[:6] == ["program", "project", "raw_instances", "seconds", "name", "request_warnings"]
+    assert result.name == "webshop" and result.project is None  # sources dropped by default
+    assert result.counts() == {
+        "web::Certificate": 1,
+        "web::Database": 1,
+        "web::LoadBalancer": 1,
+        "web::Server": 2,
+        "web::services::Vhost": 2,
+    }
+
+
+@pytest.mark.parametrize("stage", pipeline.STAGES)
+def test_every_stage_dumps(webshop: Path, stage: str) -> None:
+    text = pipeline.dump(stage, webshop)
+    expected_start = {
+        "request": f"{webshop}: no environments.cfenv",
+        "load": "project webshop\n",
+        "resolve": "namespace __config__\n",
+        "evaluate": "#0 web::LoadBalancer\n",
+        "lift": "# __config__.ecore\n<?xml",
+        "model": "<?xml",
+    }[stage]
+    assert text.startswith(expected_start), text[:200]
+    assert text == pipeline.dump(stage, webshop)  # deterministic
+
+
+def test_the_request_stage_of_a_project_with_environments() -> None:
+    text = pipeline.dump("request", ENVIRONMENTS, facts={"fqdn": "joe.dev.example.com"}, environment="hotfix")
+    lines = text.splitlines()
+    assert lines[0] == "1. facts: 1 given: $fqdn = 'joe.dev.example.com'"
+    assert lines[5].startswith("6. selected: 'hotfix', dynamic")
+
+
+def test_an_unknown_stage_is_a_usage_error(webshop: Path) -> None:
+    with pytest.raises(CfUsageError, match="the stages are request, load, resolve"):
+        pipeline.dump("parse", webshop)
+
+
+def test_the_cli_knows_the_same_stages() -> None:
+    assert compile_command.STAGES == pipeline.STAGES
+
+
+def test_compile_dump_from_the_cli(webshop: Path) -> None:
+    done = run_cfmodel("compile", str(webshop), "--dump", "evaluate", "--no-cache", cwd=webshop)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == pipeline.dump("evaluate", webshop)
+    wrong = run_cfmodel("compile", str(webshop), "--dump", "parse", cwd=webshop)
+    assert wrong.returncode == 2 and "invalid choice: 'parse'" in wrong.stderr
