@@ -29,6 +29,7 @@ from cfmodel.cache import ParseCache
 from cfmodel.errors import CfLoadError, CfModelError, Diagnostics, Span
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
+from cfmodel.grammars.frontend import file_span, read_source
 
 BUILTIN_MODULES = Path(__file__).parent / "modules"
 MAIN_NAMESPACE = "__config__"
@@ -36,37 +37,10 @@ PROJECT_FILES = ("project.yml", "project.yaml")
 MODULE_FILES = ("module.yaml", "module.yml", "setup.cfg")
 
 
-def file_span(label: str) -> Span:
-    return Span(label, 1, 1, 1, 1)
-
-
-def read_source(path: Path, label: str | None = None) -> str:
-    """The text of a `.cf` file, or a clear `CfLoadError`."""
-    label = label or str(path)
-    if path.is_dir():
-        raise CfLoadError(f"{label} is a directory, expected a .cf file", file_span(label), "load")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CfLoadError(f"no such file: {label}", None, "load") from None
-    except OSError as error:
-        raise CfLoadError(f"cannot read {label}: {error.strerror}", None, "load") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise CfLoadError(
-            f"file is not valid UTF-8 text (byte 0x{data[error.start]:02x} cannot be decoded)",
-            Span(label, line, col, line, col + 1),
-            "not-utf8",
-        ) from None
-
-
 def parse_file(path: Path, label: str | None = None, cache: ParseCache | None = None) -> nodes.Module:
     """Read and parse one file, through the cache when one is given."""
     label = label or str(path)
-    return parse_text(read_source(path, label), label, cache)
+    return parse_text(read_source(path, label, ".cf file"), label, cache)
 
 
 def parse_text(text: str, label: str, cache: ParseCache | None = None) -> nodes.Module:
@@ -240,7 +214,7 @@ class _Loader:
 
     def load(self, namespace: str, path: Path, label: str) -> None:
         try:
-            text = read_source(path, label)
+            text = read_source(path, label, ".cf file")
             tree = parse_text(text, label, self.cache)
         except CfModelError as error:
             self.diagnostics.extend(error.diagnostics())

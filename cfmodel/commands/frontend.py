@@ -11,14 +11,15 @@ from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, parse_cache
 from cfmodel.dump import dump_module
 from cfmodel.errors import Diagnostic, Severity, Span
-from cfmodel.project import load_project, parse_file, read_source
+from cfmodel.grammars.frontend import read_source
+from cfmodel.project import load_project, parse_file
 
 ORDER = 10
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
     path = Path(args.file)
-    text = read_source(path, args.file)
+    text = read_source(path, args.file, ".cf file")
     if not text.strip():
         warning = Diagnostic(Span(args.file, 1, 1, 1, 1), "file is empty", "empty-file", Severity.WARNING)
         print(warning.render(), file=sys.stderr)

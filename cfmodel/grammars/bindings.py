@@ -33,7 +33,8 @@ from typing import Any
 from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.collector import gc_paused
-from cfmodel.errors import CfLoadError, CfSyntaxError, Span
+from cfmodel.errors import CfSyntaxError, Span
+from cfmodel.grammars.frontend import CommentBlanker, attr, attrs, read_source, rule_of, syntax_error
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -133,30 +134,23 @@ def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
 # Comments are blanked (same length, newlines kept) so that every position stays exact and
 # the grammar needs no comment rule; strings are skipped over whole.
 _COMMENT_OR_STRING = re.compile(r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')|(\#[^\n]*|/\*[\s\S]*?\*/)""")
+_BLANKER = CommentBlanker(_COMMENT_OR_STRING, ("#", "/*"))
 
 
 def blank_comments(text: str) -> str:
     """Replace ``# ...`` and ``/* ... */`` comments by spaces (newlines stay)."""
-    if "#" not in text and "/*" not in text:
-        return text
-    return _COMMENT_OR_STRING.sub(_blank, text)
-
-
-def _blank(match: re.Match[str]) -> str:
-    if match.group(1) is not None:
-        return match.group(0)
-    return re.sub(r"[^\n]", " ", match.group(0))
+    return _BLANKER(text)
 
 
 def parse_file(path: str | Path, display: str | None = None) -> ParsedBindings:
-    """Parse a bindings file; ``display`` (default: the path as given) names it in spans."""
+    """Parse a bindings file; ``display`` (default: the path as given) names it in spans.
+
+    Raises:
+        CfLoadError: the file cannot be read or is not UTF-8 (`frontend.read_source`).
+        CfSyntaxError: see ``parse_str``.
+    """
     name = display if display is not None else str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        span = Span(name, 1, 1, 1, 1)
-        raise CfLoadError(f"cannot read bindings file: {err.strerror}", span, "load") from err
-    return parse_str(text, name)
+    return parse_str(read_source(Path(path), name, "bindings file"), name)
 
 
 # --- syntax errors ------------------------------------------------------------------------------
@@ -164,10 +158,7 @@ def parse_file(path: str | Path, display: str | None = None) -> ParsedBindings:
 
 def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
     line, col = int(err.line or 1), int(err.col or 1)
-    found = _token_at(text, line, col)
-    span = Span(file, line, col, line, col + max(len(found), 1))
-    what = f"unexpected {found!r}" if found else "unexpected end of file"
-    return CfSyntaxError(f"{what} (expected {_expected(err)})", span, "syntax")
+    return syntax_error(file, line, col, _token_at(text, line, col), _expected(err))
 
 
 def _token_at(text: str, line: int, col: int) -> str:
@@ -179,17 +170,13 @@ def _token_at(text: str, line: int, col: int) -> str:
     return match.group(0) if match else ""
 
 
-def _expected(err: TextXSyntaxError) -> str:
+def _expected(err: TextXSyntaxError) -> list[str]:
     names: list[str] = []
     for rule in err.expected_rules or ():
         names.extend(n for n in _rule_text(rule) if n not in names)
     if "a value" in names and "'|'" in names:
         names = [n for n in names if n not in _EXPRESSION_STARTS] + ["an expression"]
-    if not names:
-        return "nothing more"
-    if len(names) == 1:
-        return names[0]
-    return ", ".join(names[:-1]) + " or " + names[-1]
+    return names
 
 
 def _rule_text(rule: Any) -> tuple[str, ...]:
@@ -198,25 +185,6 @@ def _rule_text(rule: Any) -> tuple[str, ...]:
         return _RULE_NAMES[rule_name]
     text = str(getattr(rule, "to_match", "") or rule_name).removesuffix(r"\b")
     return (f"'{text}'",)
-
-
-# --- textX boundary ---------------------------------------------------------------------------
-
-
-def _get(node: Any, name: str) -> Any:
-    """A textX attribute (textX objects are dynamic; this is the typed boundary)."""
-    return getattr(node, name, None)
-
-
-def _get_list(node: Any, name: str) -> list[Any]:
-    value = getattr(node, name, None)
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
-
-
-def _kind(node: Any) -> str:
-    return type(node).__name__
 
 
 # --- tree to model ---------------------------------------------------------------------------------
@@ -240,8 +208,8 @@ class _Builder:
 
     # positions
     def span_of(self, node: Any) -> Span:
-        start = int(_get(node, "_tx_position") or 0)
-        end = int(_get(node, "_tx_position_end") or start)
+        start = int(attr(node, "_tx_position") or 0)
+        end = int(attr(node, "_tx_position_end") or start)
         return self.lines.span(start, end)
 
     def _made(self, obj: ModelObject, node: Any) -> ModelObject:
@@ -250,145 +218,145 @@ class _Builder:
 
     # file, site
     def build_file(self, tree: Any) -> ModelObject:
-        sites = [self.site(s) for s in _get_list(tree, "sites")]
-        elements = [self.named_bindings(b) for b in _get_list(tree, "bindings")]
+        sites = [self.site(s) for s in attrs(tree, "sites")]
+        elements = [self.named_bindings(b) for b in attrs(tree, "bindings")]
         return self._made(self.m.BindingsFile(sites=sites, elements=elements), tree)
 
     def site(self, node: Any) -> ModelObject:
-        categories = [self.categories(decl) for decl in _get_list(node, "categories")]
+        categories = [self.categories(decl) for decl in attrs(node, "categories")]
         layers = [
             self.layer(layer)
-            for layer_list in _get_list(node, "layerlists")
-            for layer in _get_list(layer_list, "layers")
+            for layer_list in attrs(node, "layerlists")
+            for layer in attrs(layer_list, "layers")
         ]
         return self._made(self.m.Site(categories=categories, layers=layers), node)
 
     def categories(self, node: Any) -> ModelObject:
         entries = []
-        for entry in _get_list(node, "entries"):
-            value = self.expression(_get(entry, "value"))
+        for entry in attrs(node, "entries"):
+            value = self.expression(attr(entry, "value"))
             entries.append(
-                self._made(self.m.CategoryDeclaration(name=_get(entry, "name"), value=value), entry)
+                self._made(self.m.CategoryDeclaration(name=attr(entry, "name"), value=value), entry)
             )
         return self._made(self.m.CategoriesDeclaration(entries=entries), node)
 
     def layer(self, node: Any) -> ModelObject:
         uris: dict[str, list[str]] = {"include": [], "exclude": []}
-        for attr in _get_list(node, "attrs"):
-            target = uris["include" if _get(attr, "kind") == "include" else "exclude"]
-            target.extend(_unquote(uri) for uri in _get_list(attr, "uris"))
-        return self._made(self.m.Layer(name=_unquote(_get(node, "name")), **uris), node)
+        for part in attrs(node, "attrs"):
+            target = uris["include" if attr(part, "kind") == "include" else "exclude"]
+            target.extend(_unquote(uri) for uri in attrs(part, "uris"))
+        return self._made(self.m.Layer(name=_unquote(attr(node, "name")), **uris), node)
 
     # bindings
     def named_bindings(self, node: Any) -> ModelObject:
-        elements = [self.element(e) for e in _get_list(node, "elements")]
-        return self._made(self.m.NamedBindings(name=_get(node, "name"), elements=elements), node)
+        elements = [self.element(e) for e in attrs(node, "elements")]
+        return self._made(self.m.NamedBindings(name=attr(node, "name"), elements=elements), node)
 
     def element(self, node: Any) -> ModelObject:
-        build: Callable[[Any], ModelObject] = getattr(self, f"element_{_kind(node)}")
+        build: Callable[[Any], ModelObject] = getattr(self, f"element_{rule_of(node)}")
         return self._made(build(node), node)
 
     def element_Categorized(self, node: Any) -> ModelObject:  # noqa: N802 - dispatch on rule name
-        terms = [self.conjunction(t) for t in _get_list(node, "terms")]
+        terms = [self.conjunction(t) for t in attrs(node, "terms")]
         predicate = terms[0] if len(terms) == 1 else self._made(self.m.AnyOf(operands=terms), node)
-        elements = [self.element(e) for e in _get_list(node, "elements")]
+        elements = [self.element(e) for e in attrs(node, "elements")]
         return self.m.CategorizedBindings(predicate=predicate, elements=elements)
 
     def conjunction(self, node: Any) -> ModelObject:
-        tests = [self.category_test(t) for t in _get_list(node, "tests")]
+        tests = [self.category_test(t) for t in attrs(node, "tests")]
         if len(tests) == 1:
             return tests[0]
         return self._made(self.m.AllOf(operands=tests), node)
 
     def category_test(self, node: Any) -> ModelObject:
-        value = self._made(self.scalar(str(_get(node, "value")), node), node)
-        return self._made(self.m.CategoryTest(category=_get(node, "category"), value=value), node)
+        value = self._made(self.scalar(str(attr(node, "value")), node), node)
+        return self._made(self.m.CategoryTest(category=attr(node, "category"), value=value), node)
 
     def _modifiers(self, node: Any, *names: str) -> dict[str, Any]:
         """The modifiers (``abstract: True`` ...) and ``options`` of a bind operation."""
         found: dict[str, Any] = {}
         for name in ("modifiers", *names):
-            for modifier in _get_list(node, name):
+            for modifier in attrs(node, name):
                 found[modifier] = True
-        found["options"] = [self.option(o) for o in _get_list(_get(node, "options"), "options")]
+        found["options"] = [self.option(o) for o in attrs(attr(node, "options"), "options")]
         return found
 
     def option(self, node: Any) -> ModelObject:
-        value = self.expression(_get(node, "value"))
-        return self._made(self.m.Option(name=_get(node, "name"), value=value), node)
+        value = self.expression(attr(node, "value"))
+        return self._made(self.m.Option(name=attr(node, "name"), value=value), node)
 
     def element_Bind(self, node: Any) -> ModelObject:  # noqa: N802
         m = self.m
-        if _get(node, "alias"):
-            source, target = self.key(_get(node, "source")), self.key(_get(node, "target"))
-            kind = bm.RebindKind.getEEnumLiteral(_get(node, "alias"))
+        if attr(node, "alias"):
+            source, target = self.key(attr(node, "source")), self.key(attr(node, "target"))
+            kind = bm.RebindKind.getEEnumLiteral(attr(node, "alias"))
             return m.Rebinding(
                 kind=kind, source=source, target=target, **self._modifiers(node, "targetModifiers")
             )
-        if _get(node, "parameters"):
+        if attr(node, "parameters"):
             return self._parameters(node)
-        if _get(node, "map"):
+        if attr(node, "map"):
             return m.ParameterMapBinding(
-                source=self.type_ref(_get(node, "mapSource")),
-                target=self.type_ref(_get(node, "mapTarget")),
-                map=self.expression(_get(node, "mapping")),
+                source=self.type_ref(attr(node, "mapSource")),
+                target=self.type_ref(attr(node, "mapTarget")),
+                map=self.expression(attr(node, "mapping")),
                 **self._modifiers(node),
             )
-        if _get(node, "variables"):
+        if attr(node, "variables"):
             producer = self.producer(node)
-            var_type = _get(node, "varType")
+            var_type = attr(node, "varType")
             typed = {"type": self.type_ref(var_type)} if var_type is not None else {}
             return m.VariablesBinding(producer=producer, **typed, **self._modifiers(node))
-        optional = bool(_get(node, "optional"))
-        key_node = _get(node, "key")
+        optional = bool(attr(node, "optional"))
+        key_node = attr(node, "key")
         key = self.key(key_node) if key_node is not None else None
         producer = self.producer(node)
-        ident = _get(node, "multibind")
+        ident = attr(node, "multibind")
         fragment = {"multibindId": _unquote(ident)} if ident else {}
         return m.Binding(optional=optional, key=key, producer=producer, **fragment, **self._modifiers(node))
 
     def _parameters(self, node: Any) -> ModelObject:
-        target_node = _get(node, "paramTarget")
-        if _get(target_node, "type"):
-            target = self.type_ref(_get(target_node, "type"))
+        target_node = attr(node, "paramTarget")
+        if attr(target_node, "type"):
+            target = self.type_ref(attr(target_node, "type"))
         else:
-            target = self._made(self.m.TypeRef(name="Class", title=_get(target_node, "cls")), target_node)
-        optional = bool(_get(node, "optional"))
+            target = self._made(self.m.TypeRef(name="Class", title=attr(target_node, "cls")), target_node)
+        optional = bool(attr(node, "optional"))
         producer = self.producer(node)
         return self.m.ParametersBinding(
             target=target, producer=producer, optional=optional, **self._modifiers(node)
         )
 
     def element_Multibind(self, node: Any) -> ModelObject:  # noqa: N802
-        key = self.key(_get(node, "key"))
-        ident = _get(node, "id")
+        key = self.key(attr(node, "key"))
+        ident = attr(node, "id")
         multibind_id = _unquote(ident) if ident else key.name
         return self.m.Multibinding(key=key, multibindId=multibind_id, **self._modifiers(node))
 
     def element_Rebind(self, node: Any) -> ModelObject:  # noqa: N802
         kind = bm.RebindKind.getEEnumLiteral("rebind")
-        return self.m.Rebinding(kind=kind, source=self.key(_get(node, "source")), **self._modifiers(node))
+        return self.m.Rebinding(kind=kind, source=self.key(attr(node, "source")), **self._modifiers(node))
 
     def element_Classes(self, node: Any) -> ModelObject:  # noqa: N802
-        exclude = _get(node, "kind") == "exclude"
-        return self.m.ClassesBinding(exclude=exclude, classes=_get_list(node, "names"))
+        exclude = attr(node, "kind") == "exclude"
+        return self.m.ClassesBinding(exclude=exclude, classes=attrs(node, "names"))
 
     # keys, types, producers
     def key(self, node: Any) -> ModelObject:
-        name = _unquote(_get(node, "name")) if _get(node, "name") else ""
-        type_node = _get(node, "type")
+        name = _unquote(attr(node, "name")) if attr(node, "name") else ""
+        type_node = attr(node, "type")
         typed = {"type": self.type_ref(type_node)} if type_node is not None else {}
         return self._made(self.m.Key(name=name, **typed), node)
 
     def type_ref(self, node: Any) -> ModelObject:
-        if _get(node, "cls"):
-            return self._made(self.m.TypeRef(name="Class", title=_get(node, "cls")), node)
-        features: dict[str, Any] = {"name": _get(node, "name")}
+        if attr(node, "cls"):
+            return self._made(self.m.TypeRef(name="Class", title=attr(node, "cls")), node)
+        features: dict[str, Any] = {"name": attr(node, "name")}
         args = []
         titles = []
-        for arg in _get_list(node, "args"):
-            if _kind(arg) == "TypeTitle":
-                titles.append(_title(_get(arg, "title")))
+        for arg in attrs(node, "args"):
+            if rule_of(arg) == "TypeTitle":
+                titles.append(_title(attr(arg, "title")))
             else:
                 args.append(self.type_ref(arg))
         if len(titles) == 1:
@@ -399,17 +367,17 @@ class _Builder:
 
     def producer(self, node: Any) -> ModelObject | None:
         """The producer of a ``bind ... to <producer>`` (None when there is no ``to``)."""
-        custom = _get(node, "custom")
+        custom = attr(node, "custom")
         if custom is not None:
-            if _get(custom, "name"):
-                obj = self.m.CustomProducer(name=_unquote(_get(custom, "name")))
+            if attr(custom, "name"):
+                obj = self.m.CustomProducer(name=_unquote(attr(custom, "name")))
             else:
-                obj = self.m.CustomProducer(type=self.type_ref(_get(custom, "type")))
+                obj = self.m.CustomProducer(type=self.type_ref(attr(custom, "type")))
             return self._made(obj, custom)
-        type_value = _get(node, "typeValue")
+        type_value = attr(node, "typeValue")
         if type_value is not None:
             return self._made(self.m.TypeProducer(type=self.type_ref(type_value)), type_value)
-        value = _get(node, "value")
+        value = attr(node, "value")
         if value is None:
             return None
         expression = self.expression(value)
@@ -419,23 +387,23 @@ class _Builder:
 
     # expressions
     def expression(self, node: Any) -> ModelObject:
-        build: Callable[[Any], ModelObject] = getattr(self, f"expr_{_kind(node)}")
+        build: Callable[[Any], ModelObject] = getattr(self, f"expr_{rule_of(node)}")
         obj = build(node)
         if self.spans.get(obj) is None:
             self._made(obj, node)
         return obj
 
     def expr_Conditional(self, node: Any) -> ModelObject:  # noqa: N802
-        unless = _get(node, "kind") == "unless"
-        condition = self.expression(_get(node, "condition"))
-        then = self.expression(_get(node, "then"))
-        otherwise = _get(node, "otherwise")
+        unless = attr(node, "kind") == "unless"
+        condition = self.expression(attr(node, "condition"))
+        then = self.expression(attr(node, "then"))
+        otherwise = attr(node, "otherwise")
         other = {"otherwise": self.expression(otherwise)} if otherwise is not None else {}
         return self.m.Conditional(unless=unless, condition=condition, then=then, **other)
 
     def expr_Operation(self, node: Any) -> ModelObject:  # noqa: N802
-        operands = [self.expression(o) for o in _get_list(node, "operands")]
-        ops = _get_list(node, "ops")
+        operands = [self.expression(o) for o in attrs(node, "operands")]
+        ops = attrs(node, "ops")
         if not ops:
             return operands[0]
         # Two levels, both left-associative: `+ -` bind tighter than `== !=`.
@@ -458,22 +426,22 @@ class _Builder:
         return obj
 
     def expr_Not(self, node: Any) -> ModelObject:  # noqa: N802
-        return self.m.NotOp(operand=self.expression(_get(node, "operand")))
+        return self.m.NotOp(operand=self.expression(attr(node, "operand")))
 
     def expr_Lambda(self, node: Any) -> ModelObject:  # noqa: N802
-        body = self.expression(_get(node, "body"))
-        parameters = [_variable_name(p) for p in _get_list(node, "params")]
+        body = self.expression(attr(node, "body"))
+        parameters = [_variable_name(p) for p in attrs(node, "params")]
         return self.m.Lambda(body=body, parameters=parameters)
 
     def expr_Atom(self, node: Any) -> ModelObject:  # noqa: N802
         m = self.m
-        token = str(_get(node, "token"))
+        token = str(attr(node, "token"))
         first = token[0]
-        if _get(node, "call"):
+        if attr(node, "call"):
             if first in "\"'$-0123456789":
                 span = self.span_of(node)
                 raise CfSyntaxError(f"{token} cannot be called (only a function name can)", span, "syntax")
-            return m.Call(function=token, args=[self.expression(a) for a in _get_list(node, "args")])
+            return m.Call(function=token, args=[self.expression(a) for a in attrs(node, "args")])
         if first == "$":
             return m.VariableRef(name=_variable_name(token))
         if token in ("true", "false", "undef"):
@@ -517,12 +485,12 @@ class _Builder:
         return m.InterpolatedString(parts=parts)
 
     def expr_ArrayLit(self, node: Any) -> ModelObject:  # noqa: N802
-        return self.m.ArrayLiteral(items=[self.expression(i) for i in _get_list(node, "items")])
+        return self.m.ArrayLiteral(items=[self.expression(i) for i in attrs(node, "items")])
 
     def expr_HashLit(self, node: Any) -> ModelObject:  # noqa: N802
         entries = []
-        for entry in _get_list(node, "entries"):
-            key, value = self.expression(_get(entry, "key")), self.expression(_get(entry, "value"))
+        for entry in attrs(node, "entries"):
+            key, value = self.expression(attr(entry, "key")), self.expression(attr(entry, "value"))
             entries.append(self._made(self.m.HashEntry(key=key, value=value), entry))
         return self.m.HashLiteral(entries=entries)
 

@@ -26,6 +26,7 @@ from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars import nodes, peg
 from cfmodel.grammars.common import BINDING_POWER, NOT_BINDING_POWER
+from cfmodel.grammars.frontend import CommentBlanker, expected_text, rule_of
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
 
@@ -57,15 +58,12 @@ def _fast_parser() -> peg.Parse:
     return peg.compile_parser(_metamodel())
 
 
+_BLANKER = CommentBlanker(_COMMENT_OR_PROTECTED, ("#", "//"))
+
+
 def blank_comments(text: str) -> str:
     """Replace comments by spaces, keeping every other character where it was."""
-    if "#" not in text and "//" not in text:
-        return text
-    return _COMMENT_OR_PROTECTED.sub(_blank, text)
-
-
-def _blank(match: re.Match[str]) -> str:
-    return match.group(0) if match.group(1) is not None else " " * len(match.group(0))
+    return _BLANKER(text)
 
 
 def parse_str(text: str, file: str = "<string>") -> nodes.Module:
@@ -190,7 +188,7 @@ def _syntax_error(error: TextXSyntaxError, text: str, file: str) -> CfSyntaxErro
     if found == "'end'" and "a statement" in expected and "'end'" not in expected:
         message += " (no block is open here; 'end' is a keyword and cannot be a name)"
     elif expected:
-        message += f" (expected {_join_alternatives(expected)})"
+        message += f" (expected {expected_text(expected)})"
     end_col = col + (len(found) - 2 if found.startswith("'") else 1)
     return CfSyntaxError(message, Span(file, line, col, line, end_col), "syntax")
 
@@ -227,12 +225,6 @@ def _innermost_open_block(text: str, file: str) -> str | None:
     return f"'{header}' opened at {file}:{line}:{col}"
 
 
-def _join_alternatives(items: list[str]) -> str:
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " or " + items[-1]
-
-
 _TOKEN = re.compile(r"[A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*|[0-9]+|\S")
 
 
@@ -246,10 +238,6 @@ def _token_at(text: str, offset: int) -> str:
 
 
 # ---------------------------------------------------------------- tree building
-
-
-def _kind(obj: Any) -> str:
-    return type(obj).__name__
 
 
 class _Builder:
@@ -306,12 +294,12 @@ class _Builder:
         return nodes.Module(self.file, doc, statements)
 
     def top_statement(self, obj: Any) -> nodes.TopStatement:
-        method = getattr(self, "build_" + _kind(obj))
+        method = getattr(self, "build_" + rule_of(obj))
         result: nodes.TopStatement = method(obj)
         return result
 
     def statements(self, objs: list[Any]) -> list[nodes.Statement]:
-        result: list[nodes.Statement] = [getattr(self, "build_" + _kind(o))(o) for o in objs]
+        result: list[nodes.Statement] = [getattr(self, "build_" + rule_of(o))(o) for o in objs]
         return result
 
     def build_Import(self, obj: Any) -> nodes.Import:  # noqa: N802
@@ -346,7 +334,7 @@ class _Builder:
         name = self.name_after(obj.name, type_obj._tx_position_end)
         default: nodes.Expression | nodes.Undef | None = None
         if obj.default is not None:
-            if _kind(obj.default) == "Undef":
+            if rule_of(obj.default) == "Undef":
                 default = nodes.Undef(self.span(obj.default))
             else:
                 default = self.expression(obj.default)
@@ -571,7 +559,7 @@ class _Builder:
         if obj.atom:
             return self.atom(obj.atom, obj._tx_position)
         nested = obj.nested
-        method = getattr(self, "build_" + _kind(nested))
+        method = getattr(self, "build_" + rule_of(nested))
         result: nodes.Expression = method(nested)
         return result
 
@@ -617,7 +605,7 @@ class _Builder:
 
     def trailer(self, expr: nodes.Expression, obj: Any, start: int) -> nodes.Expression:
         span = self.span_of(start, obj._tx_position_end)
-        kind = _kind(obj)
+        kind = rule_of(obj)
         if kind == "Member":
             name = self.name_after(obj.name, obj._tx_position + 1)
             return nodes.AttributeAccess(expr, name, span)
@@ -661,7 +649,7 @@ class _Builder:
         keywords: list[nodes.KeywordArgument] = []
         wrapped: list[nodes.Expression] = []
         for argument in objs:
-            kind = _kind(argument)
+            kind = rule_of(argument)
             if kind == "KeywordArgument":
                 keywords.append(self.keyword_argument(argument))
             elif kind == "KwargsArgument":

@@ -32,8 +32,9 @@ from typing import Any
 from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.collector import gc_paused
-from cfmodel.errors import CfLoadError, CfSyntaxError, Span
+from cfmodel.errors import CfSyntaxError
 from cfmodel.grammars.bindings import _Builder as _BindingsBuilder
+from cfmodel.grammars.frontend import CommentBlanker, attr, attrs, read_source, rule_of, syntax_error
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -102,17 +103,12 @@ _COMMENT_OR_PROTECTED = re.compile(
 )
 
 
+_BLANKER = CommentBlanker(_COMMENT_OR_PROTECTED, ("#", "/*"))
+
+
 def blank_comments(text: str) -> str:
     """Replace ``# ...`` and ``/* ... */`` comments by spaces (newlines stay)."""
-    if "#" not in text and "/*" not in text:
-        return text
-    return _COMMENT_OR_PROTECTED.sub(_blank, text)
-
-
-def _blank(match: re.Match[str]) -> str:
-    if match.group(1) is not None:
-        return match.group(0)
-    return re.sub(r"[^\n]", " ", match.group(0))
+    return _BLANKER(text)
 
 
 def parse_str(text: str, file: str = "<string>") -> ParsedEnvironments:
@@ -135,19 +131,11 @@ def parse_file(path: str | Path, display: str | None = None) -> ParsedEnvironmen
     """Read and parse an environments file; ``display`` (default: the path) names it in spans.
 
     Raises:
-        CfLoadError: the file cannot be read or is not UTF-8 (code ``load``).
+        CfLoadError: the file cannot be read or is not UTF-8 (`frontend.read_source`).
         CfSyntaxError: see ``parse_str``.
     """
     name = display if display is not None else str(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as err:
-        raise CfLoadError(
-            f"cannot read environments file: {err.strerror}", Span(name, 1, 1, 1, 1), "load"
-        ) from err
-    except UnicodeDecodeError as err:
-        raise CfLoadError("environments file is not valid UTF-8", Span(name, 1, 1, 1, 1), "load") from err
-    return parse_str(text, name)
+    return parse_str(read_source(Path(path), name, "environments file"), name)
 
 
 # --- syntax errors ------------------------------------------------------------------------------
@@ -158,13 +146,10 @@ def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
     index = LineIndex(text, file)
     offset = min(index.offset(line, col), len(text)) if line <= len(index.line_starts) else len(text)
     match = re.match(r"\"[^\"\n]*\"?|'[^'\n]*'?|[$:\w]+|\S", text[offset:])
-    found = match.group(0) if match else ""
-    span = Span(file, line, col, line, col + max(len(found), 1))
-    what = f"unexpected {found!r}" if found else "unexpected end of file"
-    return CfSyntaxError(f"{what} (expected {_expected(err)})", span, "syntax")
+    return syntax_error(file, line, col, match.group(0) if match else "", _expected(err))
 
 
-def _expected(err: TextXSyntaxError) -> str:
+def _expected(err: TextXSyntaxError) -> list[str]:
     names: list[str] = []
     for rule in err.expected_rules or ():
         rule_name = str(getattr(rule, "rule_name", "") or "")
@@ -175,30 +160,7 @@ def _expected(err: TextXSyntaxError) -> str:
             names.append(text)
     if ("a variable" in names or "a value" in names) and "'|'" in names:
         names = [n for n in names if n not in _EXPRESSION_STARTS] + ["an expression"]
-    if not names:
-        return "nothing more"
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
-# --- textX boundary ------------------------------------------------------------------------------
-
-
-def _get(node: Any, name: str) -> Any:
-    return getattr(node, name, None)
-
-
-def _get_list(node: Any, name: str) -> list[Any]:
-    value = getattr(node, name, None)
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
-
-
-def _kind(node: Any) -> str:
-    return type(node).__name__
-
-
-# --- tree to model ----------------------------------------------------------------------------------
+    return names
 
 
 class _Builder(_BindingsBuilder):
@@ -206,14 +168,14 @@ class _Builder(_BindingsBuilder):
 
     def build_file(self, tree: Any) -> ModelObject:
         root = self._made(em.EnvironmentsFile(), tree)
-        root.statements.extend(self.statement(s) for s in _get_list(tree, "statements"))
+        root.statements.extend(self.statement(s) for s in attrs(tree, "statements"))
         return root
 
     def statement(self, node: Any) -> ModelObject:
-        kind = _kind(node)
+        kind = rule_of(node)
         if kind == "EnvSite":
             site = em.SiteDeclaration()
-            site.declarations.extend(self.declaration(d) for d in _get_list(node, "declarations"))
+            site.declarations.extend(self.declaration(d) for d in attrs(node, "declarations"))
             return self._made(site, node)
         if kind == "Assignment":
             return self._made(self.assignment(node), node)
@@ -221,106 +183,106 @@ class _Builder(_BindingsBuilder):
             return self.if_statement(node)
         if kind == "CaseStatement":
             return self._made(self.case_statement(node), node)
-        call = em.CallStatement(function=_get(node, "function"))
-        call.args.extend(self.expression(a) for a in _get_list(node, "args"))
+        call = em.CallStatement(function=attr(node, "function"))
+        call.args.extend(self.expression(a) for a in attrs(node, "args"))
         return self._made(call, node)
 
     def statements(self, nodes: list[Any]) -> list[ModelObject]:
         return [self.statement(n) for n in nodes]
 
     def declaration(self, node: Any) -> ModelObject:
-        kind = _kind(node)
+        kind = rule_of(node)
         if kind == "EnvDefaults":
             decl = em.EnvironmentDefaults()
         elif kind == "StaticEnv":
-            decl = em.EnvironmentDeclaration(title=self.expression(_get(node, "title")))
+            decl = em.EnvironmentDeclaration(title=self.expression(attr(node, "title")))
         else:
-            decl = em.DynamicEnvironments(title=self.expression(_get(node, "title")))
-        for param in _get_list(node, "params"):
-            value = self.expression(_get(param, "value"))
-            decl.parameters.append(self._made(em.Parameter(name=_get(param, "name"), value=value), param))
+            decl = em.DynamicEnvironments(title=self.expression(attr(node, "title")))
+        for param in attrs(node, "params"):
+            value = self.expression(attr(param, "value"))
+            decl.parameters.append(self._made(em.Parameter(name=attr(param, "name"), value=value), param))
         return self._made(decl, node)
 
     def assignment(self, node: Any) -> ModelObject:
-        raw = str(_get(node, "variable"))
+        raw = str(attr(node, "variable"))
         if raw.startswith("$::"):
             span = self.span_of(node)
             message = f"cannot assign {raw}: top-scope variables (facts) are read-only here"
             raise CfSyntaxError(message, span, "assign-top-scope")
-        return em.Assignment(variable=raw[1:], value=self.expression(_get(node, "value")))
+        return em.Assignment(variable=raw[1:], value=self.expression(attr(node, "value")))
 
     def if_statement(self, node: Any) -> ModelObject:
         stmt = self._made(
             em.IfStatement(
-                unless=_get(node, "kind") == "unless", condition=self.condition(_get(node, "condition"))
+                unless=attr(node, "kind") == "unless", condition=self.condition(attr(node, "condition"))
             ),
             node,
         )
-        stmt.then.extend(self.statements(_get_list(node, "then")))
+        stmt.then.extend(self.statements(attrs(node, "then")))
         tail = stmt
-        for clause in _get_list(node, "elsifs"):
-            nested = self._made(em.IfStatement(condition=self.condition(_get(clause, "condition"))), clause)
-            nested.then.extend(self.statements(_get_list(clause, "body")))
+        for clause in attrs(node, "elsifs"):
+            nested = self._made(em.IfStatement(condition=self.condition(attr(clause, "condition"))), clause)
+            nested.then.extend(self.statements(attrs(clause, "body")))
             tail.otherwise.append(nested)
             tail = nested
-        tail.otherwise.extend(self.statements(_get_list(node, "otherwise")))
+        tail.otherwise.extend(self.statements(attrs(node, "otherwise")))
         return stmt
 
     def case_statement(self, node: Any) -> ModelObject:
-        stmt = em.CaseStatement(subject=self.expression(_get(node, "subject")))
-        for option_node in _get_list(node, "options"):
+        stmt = em.CaseStatement(subject=self.expression(attr(node, "subject")))
+        for option_node in attrs(node, "options"):
             option = self._made(em.CaseOption(), option_node)
-            for value_node in _get_list(option_node, "values"):
-                if _get(value_node, "pattern"):
+            for value_node in attrs(option_node, "values"):
+                if attr(value_node, "pattern"):
                     value = em.RegexValue(pattern=self.regex(value_node))
-                elif _get(value_node, "default"):
+                elif attr(value_node, "default"):
                     value = em.DefaultValue()
                 else:
-                    value = em.ExpressionValue(expression=self.expression(_get(value_node, "value")))
+                    value = em.ExpressionValue(expression=self.expression(attr(value_node, "value")))
                 option.values.append(self._made(value, value_node))
-            option.body.extend(self.statements(_get_list(option_node, "body")))
+            option.body.extend(self.statements(attrs(option_node, "body")))
             stmt.options.append(option)
         return stmt
 
     # conditions
     def condition(self, node: Any) -> ModelObject:
-        terms = [self.conjunction(t) for t in _get_list(node, "terms")]
+        terms = [self.conjunction(t) for t in attrs(node, "terms")]
         if len(terms) == 1:
             return terms[0]
         return self._made(em.AnyCondition(operands=terms), node)
 
     def conjunction(self, node: Any) -> ModelObject:
-        factors = [self.factor(f) for f in _get_list(node, "factors")]
+        factors = [self.factor(f) for f in attrs(node, "factors")]
         if len(factors) == 1:
             return factors[0]
         return self._made(em.AllConditions(operands=factors), node)
 
     def factor(self, node: Any) -> ModelObject:
-        kind = _kind(node)
+        kind = rule_of(node)
         if kind == "GroupTest":
-            return self.condition(_get(node, "condition"))
+            return self.condition(attr(node, "condition"))
         if kind == "MatchTest":
             obj = em.MatchCondition(
-                subject=self.expression(_get(node, "subject")),
+                subject=self.expression(attr(node, "subject")),
                 pattern=self.regex(node),
-                negated=_get(node, "op") == "!~",
+                negated=attr(node, "op") == "!~",
             )
         elif kind == "InTest":
             obj = em.InCondition(
-                item=self.expression(_get(node, "item")), collection=self.expression(_get(node, "collection"))
+                item=self.expression(attr(node, "item")), collection=self.expression(attr(node, "collection"))
             )
         else:
-            obj = em.ExpressionCondition(expression=self.expression(_get(node, "expression")))
+            obj = em.ExpressionCondition(expression=self.expression(attr(node, "expression")))
         return self._made(obj, node)
 
     def regex(self, node: Any) -> str:
         """The pattern of a ``/regex/`` token (``\\/`` stands for ``/``), checked by ``re``."""
-        raw = str(_get(node, "pattern"))
+        raw = str(attr(node, "pattern"))
         pattern = raw[1:-1].replace("\\/", "/")
         try:
             re.compile(pattern)
         except re.error as err:
-            start = self.text.find(raw, int(_get(node, "_tx_position") or 0))
+            start = self.text.find(raw, int(attr(node, "_tx_position") or 0))
             span = self.lines.span(start, start + len(raw)) if start >= 0 else self.span_of(node)
             raise CfSyntaxError(f"invalid regular expression {raw}: {err}", span, "bad-regex") from err
         return pattern

@@ -3,15 +3,19 @@
 Every node is a slotted dataclass with a `span` (1-based, end exclusive). Names that
 users write keep their own span (`Name.span`) so errors can point at the exact word.
 The tree is a means, not the product: the resolve/lift/evaluate passes read it and
-produce Ecore models. `cfmodel.dump` prints it canonically.
+produce Ecore models. `cfmodel.dump` prints it canonically. `sub_expressions`, `walk` and
+`ExpressionVisitor` are the one way to go through an expression's children.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from cfmodel.errors import Span
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -227,6 +231,65 @@ Expression: TypeAlias = (
     | IsDefined
     | Conditional
 )
+
+# ---------------------------------------------------------------- walking expressions
+
+# Per expression class, its direct sub-expressions in source order: the one list of an
+# expression's children (the compiler, resolve and the .ecore import walk with it).
+_CHILDREN: dict[type, Callable[[Any], Iterable[Expression]]] = {
+    Literal: lambda e: (),
+    Regex: lambda e: (),
+    Reference: lambda e: (),
+    BinaryOperation: lambda e: (e.left, e.right),
+    Not: lambda e: (e.operand,),
+    IsDefined: lambda e: (e.target,),
+    Conditional: lambda e: (e.condition, e.then, e.otherwise),
+    AttributeAccess: lambda e: (e.target,),
+    MapLookup: lambda e: (e.target, e.key),
+    IndexQuery: lambda e: [a.value for a in e.arguments],
+    SelectorQuery: lambda e: [e.target, *(a.value for a in e.arguments)],
+    Constructor: lambda e: [*(a.value for a in e.arguments), *e.wrapped_kwargs],
+    FunctionCall: lambda e: [*e.positional, *(a.value for a in e.arguments), *e.wrapped_kwargs],
+    ListLiteral: lambda e: e.items,
+    DictLiteral: lambda e: [v for _, v in e.pairs],
+    ListComprehension: lambda e: [e.value, *(loop.iterable for loop in e.loops), *e.guards],
+    Interpolation: lambda e: [part for part in e.parts if not isinstance(part, str)],
+    FString: lambda e: [part.value for part in e.parts if not isinstance(part, str)],
+}
+
+
+def sub_expressions(expression: Expression) -> Iterable[Expression]:
+    """The direct sub-expressions of *expression*, in source order (none for a leaf)."""
+    children = _CHILDREN.get(type(expression))
+    return children(expression) if children is not None else ()
+
+
+def walk(expression: Expression) -> Iterator[Expression]:
+    """*expression* and every expression inside it, depth first, in source order."""
+    stack: list[Expression] = [expression]
+    while stack:
+        current = stack.pop()
+        yield current
+        children = list(sub_expressions(current))
+        children.reverse()
+        stack.extend(children)
+
+
+class ExpressionVisitor(Generic[T]):
+    """Dispatch on an expression's class: ``visit_<ClassName>(node)``, else `generic_visit`.
+
+    `generic_visit` visits the sub-expressions and returns None; a subclass overrides the
+    ``visit_`` methods of the nodes it cares about (as Jinja's ``NodeVisitor``)."""
+
+    def visit(self, node: Expression) -> T | None:
+        method: Callable[[Any], T | None] | None = getattr(self, "visit_" + type(node).__name__, None)
+        return method(node) if method is not None else self.generic_visit(node)
+
+    def generic_visit(self, node: Expression) -> T | None:
+        for child in sub_expressions(node):
+            self.visit(child)
+        return None
+
 
 # ---------------------------------------------------------------- statements
 

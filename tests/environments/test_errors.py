@@ -204,14 +204,15 @@ def test_syntax_error_text(project: Project, name: str) -> None:
 
 
 def test_unreadable_file(project: Project) -> None:
+    """Read as every grammar reads its files (`grammars.frontend.read_source`)."""
     (project.root / "environments.cfenv").write_bytes(b"$x = '\xff'\n")
     assert project.errors(project.evaluate) == (
-        f"{F}:1:1: error: environments file is not valid UTF-8  [load]"
+        f"{F}:1:7: error: file is not valid UTF-8 text (byte 0xff cannot be decoded)  [not-utf8]"
     )
     (project.root / "environments.cfenv").unlink()
     (project.root / "environments.cfenv").mkdir()
     assert project.errors(project.evaluate) == (
-        f"{F}:1:1: error: cannot read environments file: Is a directory  [load]"
+        f"{F}:1:1: error: {F} is a directory, expected an environments file  [load]"
     )
 
 

@@ -65,52 +65,8 @@ def resolve(project: Project) -> p.LinkedProgram:
 
 
 def iter_expressions(expression: nodes.Expression) -> Iterator[nodes.Expression]:
-    """*expression* and every expression inside it, depth first."""
-    stack: list[nodes.Expression] = [expression]
-    while stack:
-        e = stack.pop()
-        yield e
-        stack.extend(reversed(list(_children(e))))
-
-
-def _children(e: nodes.Expression) -> Iterator[nodes.Expression]:
-    if isinstance(e, nodes.BinaryOperation):
-        yield e.left
-        yield e.right
-    elif isinstance(e, nodes.Not | nodes.IsDefined):
-        yield e.operand if isinstance(e, nodes.Not) else e.target
-    elif isinstance(e, nodes.AttributeAccess):
-        yield e.target
-    elif isinstance(e, nodes.MapLookup):
-        yield e.target
-        yield e.key
-    elif isinstance(e, nodes.Conditional):
-        yield from (e.condition, e.then, e.otherwise)
-    elif isinstance(e, nodes.ListLiteral):
-        yield from e.items
-    elif isinstance(e, nodes.DictLiteral):
-        yield from (v for _, v in e.pairs)
-    elif isinstance(e, nodes.FunctionCall):
-        yield from e.positional
-        yield from (a.value for a in e.arguments)
-        yield from e.wrapped_kwargs
-    elif isinstance(e, nodes.Constructor):
-        yield from (a.value for a in e.arguments)
-        yield from e.wrapped_kwargs
-    elif isinstance(e, nodes.IndexQuery):
-        yield from (a.value for a in e.arguments)
-    elif isinstance(e, nodes.SelectorQuery):
-        yield e.target
-        yield from (a.value for a in e.arguments)
-    elif isinstance(e, nodes.Interpolation):
-        yield from (part for part in e.parts if not isinstance(part, str))
-    elif isinstance(e, nodes.FString):
-        yield from (part.value for part in e.parts if not isinstance(part, str))
-    elif isinstance(e, nodes.ListComprehension):
-        yield e.value
-        for loop in e.loops:
-            yield loop.iterable
-        yield from e.guards
+    """*expression* and every expression inside it, depth first (`nodes.walk`)."""
+    return nodes.walk(expression)
 
 
 def suggest(name: str, candidates: Iterable[str]) -> str:

@@ -24,7 +24,6 @@ from cfmodel.transforms.cf.refine.errors import Blocked, fail, kind_of, show
 from cfmodel.transforms.cf.refine.frames import Frame
 from cfmodel.transforms.cf.refine.indexes import index_lookup
 from cfmodel.transforms.cf.refine.scheduler import Task
-from cfmodel.transforms.cf.refine.statements import sub_expressions
 from cfmodel.transforms.cf.refine.values import (
     ATTR,
     Constant,
@@ -543,7 +542,7 @@ def _pure(node: nodes.Expression) -> bool:
         current = stack.pop()
         if isinstance(current, nodes.Constructor | nodes.FunctionCall):
             return False
-        stack.extend(sub_expressions(current))
+        stack.extend(nodes.sub_expressions(current))
     return True
 
 

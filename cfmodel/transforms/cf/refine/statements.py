@@ -19,7 +19,6 @@ complete a promised relation unless everything waits on promised relations.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import Note, Span
@@ -640,51 +639,6 @@ class ImplTask(Task):
     def describe(self) -> str:
         names = ", ".join(i.name for i in self.rule.implementations)
         return f"the condition of 'implement {self.rule.entity.name} using {names}' for {self.instance}"
-
-
-# ---------------------------------------------------------------- expression trees
-
-
-def sub_expressions(e: nodes.Expression) -> Iterator[nodes.Expression]:
-    """The direct sub-expressions of *e*."""
-    if isinstance(e, nodes.BinaryOperation):
-        yield e.left
-        yield e.right
-    elif isinstance(e, nodes.Not | nodes.IsDefined):
-        yield e.operand if isinstance(e, nodes.Not) else e.target
-    elif isinstance(e, nodes.Conditional):
-        yield e.condition
-        yield e.then
-        yield e.otherwise
-    elif isinstance(e, nodes.AttributeAccess):
-        yield e.target
-    elif isinstance(e, nodes.MapLookup):
-        yield e.target
-        yield e.key
-    elif isinstance(e, nodes.IndexQuery):
-        yield from (a.value for a in e.arguments)
-    elif isinstance(e, nodes.SelectorQuery):
-        yield e.target
-        yield from (a.value for a in e.arguments)
-    elif isinstance(e, nodes.Constructor):
-        yield from (a.value for a in e.arguments)
-        yield from e.wrapped_kwargs
-    elif isinstance(e, nodes.FunctionCall):
-        yield from e.positional
-        yield from (a.value for a in e.arguments)
-        yield from e.wrapped_kwargs
-    elif isinstance(e, nodes.ListLiteral):
-        yield from e.items
-    elif isinstance(e, nodes.DictLiteral):
-        yield from (v for _, v in e.pairs)
-    elif isinstance(e, nodes.ListComprehension):
-        yield e.value
-        yield from (loop.iterable for loop in e.loops)
-        yield from e.guards
-    elif isinstance(e, nodes.Interpolation):
-        yield from (part for part in e.parts if not isinstance(part, str))
-    elif isinstance(e, nodes.FString):
-        yield from (part.value for part in e.parts if not isinstance(part, str))
 
 
 __all__ = [

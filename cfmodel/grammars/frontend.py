@@ -1,0 +1,118 @@
+"""The front-end kit every grammar uses: reading sources, blanking comments, the textX
+boundary and syntax-error rendering.
+
+* `read_source(path, label, kind)`: a file's text, or a `CfLoadError` — a directory, a
+  missing or unreadable file, text that is not UTF-8 (``not-utf8``, at the first byte that
+  cannot be decoded). Every grammar reads its files through it, so they fail alike.
+* `CommentBlanker(pattern, markers)`: comments replaced by spaces, newlines kept, so every
+  position stays exact and no grammar needs a comment rule. *pattern* matches what must be
+  kept whole in group 1 (strings, regexes) and a comment in group 2; text with none of the
+  *markers* is returned as it is.
+* `attr`, `attrs`, `rule_of`: the typed boundary to textX's dynamic objects.
+* `expected_text`, `syntax_error`: ``unexpected X (expected A, B or C)`` at a span.
+
+It imports nothing of cfmodel but `errors`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from cfmodel.errors import CfLoadError, CfSyntaxError, Span
+
+
+def file_span(label: str) -> Span:
+    """The span of a file as such (its start)."""
+    return Span(label, 1, 1, 1, 1)
+
+
+def read_source(path: Path, label: str | None = None, kind: str = "file") -> str:
+    """The text of a source file, or a clear `CfLoadError`; *kind* names it in messages."""
+    label = label or str(path)
+    if path.is_dir():
+        article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+        raise CfLoadError(f"{label} is a directory, expected {article} {kind}", file_span(label), "load")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CfLoadError(f"no such file: {label}", None, "load") from None
+    except OSError as error:
+        raise CfLoadError(f"cannot read {label}: {error.strerror}", None, "load") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise CfLoadError(
+            f"file is not valid UTF-8 text (byte 0x{data[error.start]:02x} cannot be decoded)",
+            Span(label, line, col, line, col + 1),
+            "not-utf8",
+        ) from None
+
+
+class CommentBlanker:
+    """Replace comments by spaces (newlines stay); what group 1 matches is kept whole."""
+
+    __slots__ = ("markers", "pattern")
+
+    def __init__(self, pattern: re.Pattern[str], markers: Iterable[str]) -> None:
+        self.pattern = pattern
+        self.markers = tuple(markers)
+
+    def __call__(self, text: str) -> str:
+        if not any(marker in text for marker in self.markers):
+            return text
+        return self.pattern.sub(_blank, text)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(match: re.Match[str]) -> str:
+    if match.group(1) is not None:
+        return match.group(0)
+    comment = match.group(0)
+    return " " * len(comment) if "\n" not in comment else _NOT_NEWLINE.sub(" ", comment)
+
+
+# ---------------------------------------------------------------------- the textX boundary
+
+
+def attr(node: Any, name: str) -> Any:
+    """A textX attribute, None when absent (textX objects are dynamic; this is the typed boundary)."""
+    return getattr(node, name, None)
+
+
+def attrs(node: Any, name: str) -> list[Any]:
+    """A textX attribute as a list: [] when absent, [x] for a single object."""
+    value = getattr(node, name, None)
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def rule_of(node: Any) -> str:
+    """The grammar rule a textX object was made by."""
+    return type(node).__name__
+
+
+# ---------------------------------------------------------------------- syntax errors
+
+
+def expected_text(names: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``; ``nothing more`` for none."""
+    if not names:
+        return "nothing more"
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def syntax_error(file: str, line: int, col: int, found: str, expected: list[str]) -> CfSyntaxError:
+    """``unexpected 'found' (expected ...)`` at the found token (``end of file`` when empty)."""
+    span = Span(file, line, col, line, col + max(len(found), 1))
+    what = f"unexpected {found!r}" if found else "unexpected end of file"
+    return CfSyntaxError(f"{what} (expected {expected_text(expected)})", span, "syntax")
