@@ -65,24 +65,22 @@ data types); nothing is registered in PyEcore's global registry.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 from pyecore.ecore import (
     EBoolean,
-    EClass,
     EDouble,
     EEnum,
     EInt,
     ELong,
     EPackage,
-    EReference,
     EString,
 )
 
 from cfmodel.errors import Span
 from cfmodel.metamodel.builder import add_attribute, add_class, add_reference
+from cfmodel.metamodel.runtime.plain import PlainObject, plain_classes, plain_to_ecore
 
 NS_URI = "http://cfmodel.org/bindings/1.0"
 NS_PREFIX = "bindings"
@@ -310,103 +308,8 @@ def is_kind(obj: ModelObject, eclass: ModelObject) -> bool:
 # --- plain objects: what the parser builds ---------------------------------------------------------
 
 
-class PlainObject:
-    """A model object as a slotted Python object (see the module docstring).
-
-    ``_set`` holds the keyword arguments of the constructor: the features that are set (as
-    PyEcore's ``eIsSet`` would say had the object been built with the same arguments).
-    """
-
-    __slots__ = ("_container", "_ecore", "_set")
-    eClass: ClassVar[Any] = None  # noqa: N815 - PyEcore's name
-    #: every feature of the class: (name, many, containment reference)
-    _features: ClassVar[tuple[tuple[str, bool, bool], ...]] = ()
-    _set: dict[str, Any]
-    _container: PlainObject | None
-    _ecore: Any  # the PyEcore object made of this one (``to_ecore``); unset until then
-
-    def eGet(self, feature: Any) -> Any:  # noqa: N802 - PyEcore's name
-        return getattr(self, feature if isinstance(feature, str) else feature.name)
-
-    def eIsSet(self, feature: Any) -> bool:  # noqa: N802
-        return (feature if isinstance(feature, str) else feature.name) in self._set
-
-    def eContainer(self) -> PlainObject | None:  # noqa: N802
-        return self._container
-
-    @property
-    def eContents(self) -> list[PlainObject]:  # noqa: N802
-        """The contained objects, in feature order (a property, as PyEcore's)."""
-        found: list[PlainObject] = []
-        for name, many, containment in self._features:
-            if not containment:
-                continue
-            value = getattr(self, name)
-            if many:
-                found.extend(value)
-            elif value is not None:
-                found.append(value)
-        return found
-
-    def eAllContents(self) -> Iterator[PlainObject]:  # noqa: N802
-        for child in self.eContents:
-            yield child
-            yield from child.eAllContents()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in self._set.items() if not isinstance(v, list | PlainObject))
-        return f"<plain {type(self).__name__}({shown})>"
-
-
-def _plain_class(eclass: Any, base: type[PlainObject], extra: tuple[str, ...]) -> type[PlainObject]:
-    """A plain class for ``eclass``: slots for its own features, an ``__init__`` for all of them."""
-    own = tuple(f.name for f in eclass.eStructuralFeatures)
-    features = tuple(
-        (f.name, bool(f.many), isinstance(f, EReference) and bool(f.containment))
-        for f in eclass.eAllStructuralFeatures()
-    )
-    defaults = {f.name: f.get_default_value() for f in eclass.eAllStructuralFeatures() if not f.many}
-    lines = [
-        "def __init__(self, **kw):",
-        "    self._set = kw",
-        "    self._container = None",
-        "    get = kw.get",
-    ]
-    for name, many, containment in features:
-        if many:
-            lines.append(f"    v = get({name!r})")
-            lines.append("    v = [] if v is None else v if type(v) is list else list(v)")
-            if containment:
-                lines.append("    for c in v:")
-                lines.append("        if isinstance(c, PlainObject): c._container = self")
-        elif containment:
-            lines.append(f"    v = get({name!r})")
-            lines.append("    if isinstance(v, PlainObject): v._container = self")
-        else:
-            lines.append(f"    v = get({name!r}, D[{name!r}])")
-        lines.append(f"    self.{name} = v")
-    namespace: dict[str, Any] = {"PlainObject": PlainObject, "D": defaults}
-    exec("\n".join(lines), namespace)  # generated from the metamodel, not from input
-    body = {
-        "__slots__": own + extra,
-        "__init__": namespace["__init__"],
-        "eClass": eclass,
-        "_features": features,
-        "__module__": __name__,
-        "__qualname__": f"plain.{eclass.name}",
-    }
-    return type(str(eclass.name), (base,), body)
-
-
 def _plain_classes() -> dict[str, type[PlainObject]]:
-    classes: dict[str, type[PlainObject]] = {}
-    extra = {"NamedBindings": ("_flat",)}
-    for eclass in PACKAGE.eClassifiers:
-        if isinstance(eclass, EClass):
-            supers = list(eclass.eSuperTypes)
-            base = classes[supers[0].name] if supers else PlainObject
-            classes[eclass.name] = _plain_class(eclass, base, extra.get(eclass.name, ()))
-    return classes
+    return plain_classes(PACKAGE, __name__, {"NamedBindings": ("_flat",)})
 
 
 #: The plain class of every EClass, by name.
@@ -419,25 +322,7 @@ def to_ecore(obj: ModelObject, spans: SpanTable | None = None) -> ModelObject:
     """The PyEcore object of a plain object and everything it contains (a PyEcore object is
     returned as it is). Built once per plain object and kept, so asking again gives the same
     objects; the spans of the plain objects are copied to ``spans`` for the new ones."""
-    if not isinstance(obj, PlainObject):
-        return obj
-    made = getattr(obj, "_ecore", None)
-    if made is not None:
-        return made
-    features = {name: (many, containment) for name, many, containment in obj._features}
-    kwargs: dict[str, Any] = {}
-    for name in obj._set:
-        value = getattr(obj, name)
-        many, _ = features[name]
-        if many:
-            kwargs[name] = [to_ecore(v, spans) for v in value]
-        else:
-            kwargs[name] = to_ecore(value, spans)
-    made = obj.eClass(**kwargs)
-    obj._ecore = made
-    if spans is not None:
-        spans.copy(obj, made)
-    return made
+    return plain_to_ecore(obj, spans.copy if spans is not None else None)
 
 
 def literal_of(value: Any) -> ModelObject:

@@ -24,7 +24,8 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EClass, EEnum, EEnumLiteral, EObject, EPackage
 
-from cfmodel.serializers import fastpath, model
+from cfmodel.metamodel.runtime import fastpath
+from cfmodel.serializers import model
 
 
 def quote(text: str | None) -> str:

@@ -16,7 +16,8 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EObject
 
-from cfmodel.serializers import canonical, fastpath, model
+from cfmodel.metamodel.runtime import fastpath
+from cfmodel.serializers import canonical, model
 
 
 class Fragments:

@@ -21,7 +21,8 @@ from typing import Any
 from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EObject, EPackage
 
 from cfmodel.errors import CfSerializationError, Note
-from cfmodel.serializers import codegen, datatypes, fastpath, model
+from cfmodel.metamodel.runtime import codegen, fastpath
+from cfmodel.serializers import datatypes, model
 
 MAX_REPORTED = 20
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")

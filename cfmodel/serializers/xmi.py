@@ -53,12 +53,11 @@ from pyecore.valuecontainer import EValue
 
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSerializationError, Span
+from cfmodel.metamodel.runtime import codegen, fastpath
 from cfmodel.serializers import (
     atomic,
     canonical,
-    codegen,
     datatypes,
-    fastpath,
     linking,
     model,
     validate,

@@ -12,8 +12,8 @@ from pyecore.notification import EObserver
 from pyecore.resources import URI, ResourceSet
 from pyecore.valuecontainer import EValue
 
+from cfmodel.metamodel.runtime import fastpath
 from cfmodel.pipeline import CompileResult, compile_project
-from cfmodel.serializers import fastpath
 from tests.compiler.conftest import Project, compile_main
 from tests.compiler.test_result import SOURCE, WEBSHOP
 

@@ -21,7 +21,8 @@ from pyecore.ecore import EAttribute, EClass, EDouble, EInt, EObject, EPackage, 
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError
-from cfmodel.serializers import canonical, ecore, fastpath, json, linking, model, validate, xmi
+from cfmodel.metamodel.runtime import fastpath
+from cfmodel.serializers import canonical, ecore, json, linking, model, validate, xmi
 from tests.serializers.samples import infra_ids, infra_model, infra_package
 
 

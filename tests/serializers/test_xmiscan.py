@@ -36,7 +36,8 @@ from pyecore.ecore import (
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError
-from cfmodel.serializers import canonical, ecore, fastpath, xmi, xmiscan
+from cfmodel.metamodel.runtime import fastpath
+from cfmodel.serializers import canonical, ecore, xmi, xmiscan
 from cfmodel.serializers.base import local_registry, ncname_id, register_packages
 
 # ---- a metamodel with every kind of value a flat document holds ----------------------------

@@ -2,7 +2,7 @@
 
 `to_model(instances, metamodel)` makes one `EObject` per instance, in creation order (every
 instance is a root; relations are non-containment references set on both ends in the order
-the model gave them), with the light objects and holders of `cfmodel.serializers.fastpath`
+the model gave them), with the light objects and holders of `cfmodel.metamodel.runtime.fastpath`
 that the readers make too, and the stable id of each object from its index keys
 (docs/compiler.md, "Ids"). With ``release`` the instances' values move into the objects:
 afterwards each instance keeps its entity and place, not its values, so a large model does
@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from pyecore.ecore import EEnum
 
+from cfmodel.metamodel.runtime import fastpath
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
-from cfmodel.serializers import fastpath, ncname_id
+from cfmodel.serializers import ncname_id
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.values import (
     ATTR,

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from cfmodel.errors import Diagnostics, Span
-from cfmodel.metamodel.bindings import ModelObject, PlainObject, SpanTable, kind_of
+from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
+from cfmodel.metamodel.runtime.plain import PlainObject
 from cfmodel.transforms.bindings.compose.categories import CategoryOrder, category_text
 from cfmodel.transforms.bindings.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.bindings.compose.options import LayerInput, NestingRule
