@@ -54,6 +54,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "compile_project": ("cfmodel.pipeline", "compile_project"),
     "CompileResult": ("cfmodel.pipeline", "CompileResult"),
     "run_request": ("cfmodel.transforms.environments.request", "run_request"),
+    "GraphBuilder": ("cfmodel.transforms.graph.build", "GraphBuilder"),
+    "ResourceGraph": ("cfmodel.metamodel.resource_graph", "ResourceGraph"),
+    "read_graph": ("cfmodel.transforms.graph.files", "read_graph"),
+    "graph_picture": ("cfmodel.transforms.graph.picture", "graph_picture"),
+    "class_diagram": ("cfmodel.transforms.graph.diagram", "class_diagram"),
+    "instance_diagram": ("cfmodel.transforms.graph.diagram", "instance_diagram"),
+    "diff": ("cfmodel.transforms.diff", "diff"),
+    "Comparison": ("cfmodel.transforms.diff.model", "Comparison"),
 }
 
 __all__ = [
@@ -63,21 +71,29 @@ __all__ = [
     "CfModelError",
     "CfSemanticError",
     "CfSyntaxError",
+    "Comparison",
     "CompileResult",
     "Diagnostic",
     "DomainMetamodel",
+    "GraphBuilder",
     "LiftOptions",
     "LinkedProgram",
+    "ResourceGraph",
     "Span",
     "ValidationReport",
     "__version__",
+    "class_diagram",
     "compile_project",
+    "diff",
+    "graph_picture",
     "import_ecore",
+    "instance_diagram",
     "lift",
     "load_metamodel",
     "load_project",
     "parse_file",
     "parse_str",
+    "read_graph",
     "resolve",
     "run_request",
     "validate_instances",
@@ -85,6 +101,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from cfmodel.grammars.cf import parse_str as parse_str
+    from cfmodel.metamodel.resource_graph import ResourceGraph as ResourceGraph
     from cfmodel.pipeline import CompileResult as CompileResult
     from cfmodel.pipeline import compile_project as compile_project
     from cfmodel.project import load_project as load_project
@@ -98,7 +115,14 @@ if TYPE_CHECKING:
     from cfmodel.transforms.cf.validate_instances import ValidationReport as ValidationReport
     from cfmodel.transforms.cf.validate_instances import load_metamodel as load_metamodel
     from cfmodel.transforms.cf.validate_instances import validate as validate_instances
+    from cfmodel.transforms.diff import diff as diff
+    from cfmodel.transforms.diff.model import Comparison as Comparison
     from cfmodel.transforms.environments.request import run_request as run_request
+    from cfmodel.transforms.graph.build import GraphBuilder as GraphBuilder
+    from cfmodel.transforms.graph.diagram import class_diagram as class_diagram
+    from cfmodel.transforms.graph.diagram import instance_diagram as instance_diagram
+    from cfmodel.transforms.graph.files import read_graph as read_graph
+    from cfmodel.transforms.graph.picture import graph_picture as graph_picture
 
 
 def __getattr__(name: str) -> Any:

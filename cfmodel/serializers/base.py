@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import itertools
 import operator
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,19 @@ def ncname_id(key: str) -> str:
     """
     body = "".join(c if c.isascii() and (c.isalnum() or c in ".-") else f"_{ord(c):x}_" for c in key)
     return body if body[:1].isalpha() or body[:1] == "_" else f"_{body}"
+
+
+_ESCAPED = re.compile(r"_([0-9a-f]{1,6})_")
+
+
+def key_of_ncname(ncname: str) -> str:
+    """The key an id made by ``ncname_id`` was most likely made of, for people to read.
+
+    ``ncname_id`` is injective, but a leading ``_`` may be its prefix or an escape: this
+    reads it as an escape when it forms one. Use it to show ids, never to match them.
+    """
+    body = ncname[1:] if ncname.startswith("_") and not _ESCAPED.match(ncname) else ncname
+    return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), body)
 
 
 def ids_from(id_of: IdFunction | None, objects: Iterable[EObject]) -> dict[EObject, str]:

@@ -21,13 +21,13 @@ a ``CfUsageError`` — a picture of thousands of boxes helps nobody and takes Gr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EPackage, EReference
 
 from cfmodel.errors import CfUsageError
+from cfmodel.serializers.base import key_of_ncname
 from cfmodel.serializers.dot import DotCluster, DotEdge, DotGraph, DotNode, HtmlLabel, Picture, html_text
 from cfmodel.transforms.cf.lift import NAMESPACE, cf_type_of, classifier_name, package_namespace
 
@@ -264,15 +264,9 @@ def instance_document(
     return doc
 
 
-_ESCAPE = re.compile(r"_([0-9a-f]{1,6})_")
-
-
 def readable_id(ncname: str | None) -> str | None:
     """An id made an XML NCName (``ncname_id``) as the key it was made of, for people to read."""
-    if ncname is None:
-        return None
-    body = ncname[1:] if ncname.startswith("_") and not _ESCAPE.match(ncname) else ncname
-    return _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), body)
+    return key_of_ncname(ncname) if ncname is not None else None
 
 
 def _object_table(obj: Any, name: str) -> str:

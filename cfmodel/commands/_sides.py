@@ -1,0 +1,67 @@
+"""The sides ``cfmodel diff`` compares, read from what the command line names.
+
+``load_side(source, request, ecores, cache)``: a project directory is compiled for the
+request (``facts``, ``environment``) — a ``CompileResult``; an ``.xmi``/``.json`` file is read
+with the graph metamodel, the ``.ecore`` files beside it and those given — its ``Graph`` root
+as a ``ResourceGraph``, any other model as ``Objects`` (every object, ids from the file);
+mgmt's ``.yaml`` graph as a ``ResourceGraph``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pyecore.resources import ResourceSet
+
+from cfmodel.cache import ParseCache
+from cfmodel.errors import CfUsageError
+
+
+def load_side(source: str, request: dict[str, Any], ecores: list[str], cache: ParseCache | None) -> Any:
+    """One side of a comparison (module docstring).
+
+    Raises:
+        CfUsageError: the source does not exist or is of no known kind.
+        CfModelError: it cannot be read or compiled.
+    """
+    path = Path(source)
+    if path.is_dir():
+        from cfmodel.transforms.cf.refine import compile_project
+
+        return compile_project(
+            path, facts=request["facts"], environment=request["environment"], cache=cache, keep_sources=False
+        )
+    if not path.is_file():
+        raise CfUsageError(f"{source}: no such file or directory")
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        from cfmodel.serializers import yamlgraph
+
+        return yamlgraph.read(path)
+    if suffix in (".xmi", ".xml", ".json"):
+        return _model_file(path, [Path(e) for e in ecores])
+    raise CfUsageError(f"{source}: not a project, a model file (.xmi, .json) or a graph file (.yaml)")
+
+
+def _model_file(path: Path, ecores: list[Path]) -> Any:
+    from cfmodel.metamodel import graph as gm
+    from cfmodel.metamodel.resource_graph import from_ecore
+    from cfmodel.serializers import canonical, read
+    from cfmodel.serializers.base import register_packages
+    from cfmodel.transforms.cf.ecore_import import read_ecore_files
+    from cfmodel.transforms.diff import Objects
+
+    rset = ResourceSet()
+    register_packages(rset, [gm.PACKAGE])
+    metamodels = [*sorted(path.parent.glob("*.ecore")), *ecores]
+    if metamodels:
+        register_packages(rset, read_ecore_files(metamodels, rset))  # together: they refer to each other
+    document = read(path, rset)
+    if len(document.roots) == 1 and document.roots[0].eClass is gm.Graph:
+        try:
+            return from_ecore(document.roots[0])
+        except ValueError as exc:
+            raise CfUsageError(f"{path}: {exc}") from exc
+    ids = document.ids
+    return Objects(list(canonical.walk(document.roots)), ids.get, str(path))

@@ -1,0 +1,230 @@
+"""Comparing two instance models object by object (EMF Compare's order: match, then diff).
+
+Input: two sides, each a list of objects (PyEcore; every object of the models, contained
+ones included) and an id function (an instance's id from its index keys, a read file's
+``xmi:id``; None for objects without one).
+Output: ``compare_objects`` fills a ``Comparison``'s ``objects``: objects are matched first
+by identity (the id), then, among objects without an id, by content (same class, equal
+attribute values and relation targets); a matched pair whose attributes or relations differ
+is ``changed`` (attribute by attribute; relations as the targets added and removed, by
+identity), an unmatched object is ``added`` (right only) or ``removed`` (left only).
+
+Guarantees: values are compared with their types (``1`` is not ``1.0`` nor ``True``; enum
+literals by name); an unset single-valued attribute is None; the result is sorted by
+identity. Objects without an id that match nothing are named ``Class#n`` (n counts that
+class's objects without id on its side, in order): they are reported, not guessed at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from pyecore.ecore import EAttribute, EEnumLiteral, EObject, EReference
+
+from cfmodel.serializers.base import key_of_ncname
+from cfmodel.transforms.diff.model import Change, Comparison, ObjectDiff, ReferenceChange, ValueChange
+
+IdFunction = Callable[[EObject], str | None]
+
+
+class _Side:
+    """One side: its objects by identity, and each object's identity."""
+
+    def __init__(self, objects: Sequence[EObject], id_of: IdFunction) -> None:
+        self.by_id: dict[str, EObject] = {}
+        self.identity: dict[int, str] = {}
+        self.anonymous: list[EObject] = []
+        for obj in objects:
+            raw = id_of(obj)
+            if raw is None:
+                self.anonymous.append(obj)
+                continue
+            key = key_of_ncname(raw)  # shown as the key it was made of (index keys, not NCNames)
+            if key in self.by_id:
+                key = raw
+            self.by_id[key] = obj
+            self.identity[id(obj)] = key
+
+    def name_anonymous(self, objects: Iterable[EObject]) -> None:
+        counters: dict[str, int] = {}
+        for obj in objects:
+            cls = _class_name(obj)
+            counters[cls] = counters.get(cls, 0) + 1
+            self.identity[id(obj)] = f"{cls}#{counters[cls]}"
+
+
+class _Features:
+    """Per class: its attributes and its references (cached: many objects share a class)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[list[Any], list[Any]]] = {}
+        self._names: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def of(self, obj: EObject) -> tuple[list[Any], list[Any]]:
+        eclass = obj.eClass
+        found = self._cache.get(id(eclass))
+        if found is None:
+            features = [f for f in eclass.eAllStructuralFeatures() if not f.derived and not f.transient]
+            attrs = [f for f in features if isinstance(f, EAttribute)]
+            refs = [
+                f
+                for f in features
+                if isinstance(f, EReference) and not f.containment and not _is_container(f)
+            ]
+            found = self._cache[id(eclass)] = (attrs, refs)
+        return found
+
+    def by_name(self, obj: EObject) -> tuple[dict[str, Any], dict[str, Any]]:
+        found = self._names.get(id(obj.eClass))
+        if found is None:
+            attrs, refs = self.of(obj)
+            found = self._names[id(obj.eClass)] = ({f.name: f for f in attrs}, {f.name: f for f in refs})
+        return found
+
+
+def _is_container(ref: Any) -> bool:
+    opposite = ref.eOpposite
+    return opposite is not None and bool(opposite.containment)
+
+
+def _class_name(obj: EObject) -> str:
+    eclass = obj.eClass
+    package = eclass.ePackage
+    prefix = getattr(package, "nsPrefix", None) or getattr(package, "name", None)
+    return f"{prefix}:{eclass.name}" if prefix else str(eclass.name)
+
+
+def plain(value: Any) -> Any:
+    """A feature value as a JSON-like value (enum literals by name, collections as lists)."""
+    if isinstance(value, EEnumLiteral):
+        return value.name
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list | tuple) or hasattr(value, "__iter__"):
+        return [plain(v) for v in value]
+    return str(value)
+
+
+def _attribute(obj: EObject, feature: Any) -> Any:
+    if feature.many:
+        return [plain(v) for v in obj.eGet(feature)]
+    return plain(obj.eGet(feature)) if obj.eIsSet(feature) else None
+
+
+def _targets(obj: EObject, feature: Any, side: _Side) -> list[str]:
+    if feature.many:
+        found = obj.eGet(feature)
+    else:
+        one = obj.eGet(feature) if obj.eIsSet(feature) else None
+        found = () if one is None else (one,)
+    return [side.identity.get(id(t), "?") for t in found]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b) or (isinstance(a, float) and a != a and b != b)
+
+
+def compare_objects(
+    comparison: Comparison,
+    left: Sequence[EObject],
+    left_id: IdFunction,
+    right: Sequence[EObject],
+    right_id: IdFunction,
+) -> Comparison:
+    """Match and compare two object lists into ``comparison.objects`` (module docstring)."""
+    a, b = _Side(left, left_id), _Side(right, right_id)
+    features = _Features()
+    pairs = _match_anonymous(a, b, features)
+    found: list[ObjectDiff] = []
+    for key, obj in a.by_id.items():
+        other = b.by_id.get(key)
+        if other is None:
+            found.append(_whole("removed", key, obj, a, features))
+        else:
+            changed = _changes(key, obj, a, other, b, features)
+            if changed is not None:
+                found.append(changed)
+    for key, obj in b.by_id.items():
+        if key not in a.by_id:
+            found.append(_whole("added", key, obj, b, features))
+    matched_left = {id(x) for x, _ in pairs}
+    matched_right = {id(y) for _, y in pairs}
+    found.extend(
+        _whole("removed", a.identity[id(o)], o, a, features) for o in a.anonymous if id(o) not in matched_left
+    )
+    found.extend(
+        _whole("added", b.identity[id(o)], o, b, features) for o in b.anonymous if id(o) not in matched_right
+    )
+    found.sort(key=lambda d: (d.identity, d.change))
+    comparison.objects.extend(found)
+    comparison.compared_objects += len(left) + len(right)
+    return comparison
+
+
+def _match_anonymous(a: _Side, b: _Side, features: _Features) -> list[tuple[EObject, EObject]]:
+    """Objects without id: matched by equal content, in order; named ``Class#n`` on each side."""
+    a.name_anonymous(a.anonymous)
+    b.name_anonymous(b.anonymous)
+    waiting: dict[str, list[EObject]] = {}
+    for obj in b.anonymous:
+        waiting.setdefault(_signature(obj, b, features), []).append(obj)
+    pairs: list[tuple[EObject, EObject]] = []
+    for obj in a.anonymous:
+        bucket = waiting.get(_signature(obj, a, features))
+        if bucket:
+            other = bucket.pop(0)
+            pairs.append((obj, other))
+    return pairs
+
+
+def _signature(obj: EObject, side: _Side, features: _Features) -> str:
+    attrs, refs = features.of(obj)
+    parts = [_class_name(obj)]
+    parts.extend(repr((f.name, _attribute(obj, f))) for f in attrs)
+    parts.extend(repr((f.name, sorted(_targets(obj, f, side)))) for f in refs)
+    return "\x00".join(parts)
+
+
+def _whole(change: Change, key: str, obj: EObject, side: _Side, features: _Features) -> ObjectDiff:
+    attrs, refs = features.of(obj)
+    values: dict[str, Any] = {}
+    for f in attrs:
+        value = _attribute(obj, f)
+        if value is not None and value != []:
+            values[f.name] = value
+    for f in refs:
+        targets = _targets(obj, f, side)
+        if targets:
+            values[f.name] = targets
+    return ObjectDiff(change, key, _class_name(obj), values=values)
+
+
+def _changes(
+    key: str, left: EObject, a: _Side, right: EObject, b: _Side, features: _Features
+) -> ObjectDiff | None:
+    if _class_name(left) != _class_name(right):
+        diff = ObjectDiff("changed", key, _class_name(right))
+        diff.attributes.append(ValueChange("(class)", _class_name(left), _class_name(right)))
+        return diff
+    attrs, refs = features.of(left)
+    right_attrs, right_refs = features.by_name(right)
+    diff = ObjectDiff("changed", key, _class_name(left))
+    for f in attrs:  # each side's own feature objects: the sides may have read their metamodels apart
+        other = right_attrs.get(f.name)
+        x, y = _attribute(left, f), (_attribute(right, other) if other is not None else None)
+        if not _same(x, y):
+            diff.attributes.append(ValueChange(f.name, x, y))
+    for f in refs:
+        other = right_refs.get(f.name)
+        xs, ys = _targets(left, f, a), (_targets(right, other, b) if other is not None else [])
+        if xs != ys:
+            added = tuple(sorted(set(ys) - set(xs)))
+            removed = tuple(sorted(set(xs) - set(ys)))
+            if added or removed or sorted(xs) != sorted(ys):
+                diff.references.append(ReferenceChange(f.name, added, removed))
+    return diff if diff.attributes or diff.references else None

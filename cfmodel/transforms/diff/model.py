@@ -1,0 +1,95 @@
+"""The model of the differences between two models: what ``cfmodel.diff`` returns.
+
+Input: nothing (the types; ``compare`` and ``graphs`` fill them).
+Output: ``Comparison`` — the two sides' names, ``objects`` (instances added, removed and
+changed), ``resources`` (resources of the resource graphs, likewise) and ``edges`` (edges
+added or removed), each ``ObjectDiff`` naming the element by its identity (an instance's
+id, a resource's id) and its class or kind, with the attribute changes (``ValueChange``:
+feature, left value, right value) and relation changes (``ReferenceChange``: the targets
+added and removed, by identity) of a changed element, or the values of an added/removed one.
+
+Guarantees: lists are sorted by identity (the comparison of equal inputs is empty and its
+text, JSON and HTML are byte-identical for the same inputs); values are JSON-like (enum
+literals by name).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cfmodel.transforms.diff import render
+
+Change = Literal["added", "removed", "changed"]
+
+
+@dataclass(frozen=True, slots=True)
+class ValueChange:
+    """One attribute whose value differs (``left`` or ``right`` None: unset on that side)."""
+
+    feature: str
+    left: Any
+    right: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceChange:
+    """One relation whose targets differ, by identity."""
+
+    feature: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class ObjectDiff:
+    """An element added, removed or changed."""
+
+    change: Change
+    identity: str
+    class_name: str
+    attributes: list[ValueChange] = field(default_factory=list)
+    references: list[ReferenceChange] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)  # an added or removed element's values
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeDiff:
+    """A resource graph edge only one side has."""
+
+    change: Literal["added", "removed"]
+    kind: str
+    source: str
+    target: str
+
+
+@dataclass(slots=True)
+class Comparison:
+    """What differs between ``left`` and ``right`` (module docstring)."""
+
+    left: str
+    right: str
+    objects: list[ObjectDiff] = field(default_factory=list)
+    resources: list[ObjectDiff] = field(default_factory=list)
+    edges: list[EdgeDiff] = field(default_factory=list)
+    compared_objects: int = 0
+    compared_resources: int = 0
+
+    @property
+    def equal(self) -> bool:
+        return not (self.objects or self.resources or self.edges)
+
+    def counts(self) -> dict[str, int]:
+        """How many of each change, for the summary line."""
+        out = {"added": 0, "removed": 0, "changed": 0}
+        for item in [*self.objects, *self.resources]:
+            out[item.change] += 1
+        for edge in self.edges:
+            out[edge.change] += 1
+        return out
+
+    def _repr_html_(self) -> str:
+        return render.to_html(self, fragment=True)
+
+    def __str__(self) -> str:
+        return render.to_text(self)
