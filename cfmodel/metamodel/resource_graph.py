@@ -42,6 +42,10 @@ class EdgeKind(enum.Enum):
     LISTEN = "listens"  # target listens to source
     SENDRECV = "sendrecv"  # source.send_field -> target.recv_field
 
+    # members are singletons compared by identity: hash them so too (Enum's own hashes the
+    # name in Python code, and edges are keyed by kind by the ten thousand)
+    __hash__ = object.__hash__
+
     @property
     def notifies(self) -> bool:
         """Whether a change of ``source`` is signalled to ``target`` (a refresh in mgmt)."""

@@ -19,6 +19,7 @@ or the input is too large), ``unknown-format``.
 from __future__ import annotations
 
 import html
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Mapping
@@ -104,8 +105,18 @@ class DotGraph:
 # ---- text -----------------------------------------------------------------------------------
 
 
+_SPECIAL = re.compile(r'[\\"\n\r]').search
+
+
+def has_special(text: str) -> bool:
+    """Whether ``text`` holds a character DOT text must escape (``\\``, ``"``, line breaks)."""
+    return _SPECIAL(text) is not None
+
+
 def quote(text: str) -> str:
     """A DOT quoted string holding ``text`` as it is (an ID: no escape sequences but ``\\"``)."""
+    if _SPECIAL(text) is None:  # the usual case, checked in one scan
+        return f'"{text}"'
     body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "")
     return f'"{body}"'
 
@@ -115,19 +126,52 @@ def html_text(text: str) -> str:
     return "<br/>".join(html.escape(line, quote=True) for line in text.split("\n"))
 
 
+def label_text(lines: tuple[str, ...] | list[str], left: bool = False) -> str:
+    """A plain label of lines as a DOT quoted string (``\\n`` between lines, ``\\l`` after each
+    when left-aligned); backslashes and quotes in the text are escaped."""
+    end = "\\l" if left else "\\n"
+    if not any(_SPECIAL(line) for line in lines):
+        body = end.join(lines)
+    else:
+        body = end.join(
+            ln.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "").replace("\n", end) for ln in lines
+        )
+    return f'"{body}{end if left else ""}"'
+
+
 def _value(value: AttrValue) -> str:
     if isinstance(value, HtmlLabel):
         return f"<{value.markup}>"
     if isinstance(value, Label):
-        end = "\\l" if value.left else "\\n"
-        lines = [ln.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "") for ln in value.lines]
-        body = end.join(ln.replace("\n", end) for ln in lines)
-        return f'"{body}{end if value.left else ""}"'
+        return label_text(value.lines, value.left)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return f'"{value}"'
     return quote(value)
+
+
+def value_text(value: AttrValue) -> str:
+    """An attribute value as DOT text (quoted, or ``<...>`` for an HTML-like label)."""
+    return _value(value)
+
+
+def attrs_text(attrs: Mapping[str, AttrValue]) -> str:
+    """`` [a="x", b="y"]`` (names sorted), or nothing for no attributes."""
+    return _attrs(attrs)
+
+
+def header_lines(graph: DotGraph) -> list[str]:
+    """The first lines of ``to_text(graph)``: the opening and the default attributes."""
+    lines = [f"{'digraph' if graph.directed else 'graph'} {quote(graph.name)} {{"]
+    for keyword, attrs in (
+        ("graph", graph.graph_attrs),
+        ("node", graph.node_attrs),
+        ("edge", graph.edge_attrs),
+    ):
+        if attrs:
+            lines.append(f"  {keyword}{_attrs(attrs)};")
+    return lines
 
 
 def _attrs(attrs: Mapping[str, AttrValue]) -> str:

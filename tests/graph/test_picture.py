@@ -28,6 +28,19 @@ def test_dot_text_depends_on_content_not_on_build_order() -> None:
     assert graph_picture(webshop_graph()).dot == graph_picture(webshop_graph()).dot
 
 
+def test_the_fast_text_is_the_documents_text() -> None:
+    b = GraphBuilder("g")
+    x = b.resource("file", 'a "q" \\ b', agent="h1")
+    y = b.resource("pkg", "p" * 60, agent='h"2')
+    z = b.resource("svc", "s")
+    b.send_recv(x, "out", z, "in")
+    b.before(x, y)
+    b.listen(z, y)
+    for graph in (webshop_graph(), b.build(), GraphBuilder().build()):
+        for legend in (True, False):
+            assert graph_picture(graph, legend).dot == dot.to_text(graph_document(graph, legend))
+
+
 def test_the_document_has_a_cluster_per_agent_and_a_style_per_kind() -> None:
     doc = graph_document(webshop_graph())
     assert [c.attrs["label"] for c in doc.clusters] == ["db1", "web1"]

@@ -7,6 +7,10 @@ Output: ``build()`` returns a ``ResourceGraph`` (``cfmodel.metamodel.resource_gr
 which every resource id is unique, every edge joins two resources of the graph, and edges
 with one identity (kind, ends, fields) are one edge with the provenance of each statement.
 
+The graph is made of the builder's own ``Resource`` and ``Edge`` objects (the first of each
+identity, with the provenance of the others merged in): nothing is copied, and calling
+``build()`` again gives an equal graph.
+
 Guarantees: a resource declared twice with the same content (kind, name, agent, key,
 attributes and meta parameters, compared with their types) is one resource with both
 provenances (``merge.merge_resources``); values are checked when given, so a graph never
@@ -25,6 +29,8 @@ from typing import Any
 
 from cfmodel.errors import CfCompileError, Diagnostic, Diagnostics, Span
 from cfmodel.metamodel.resource_graph import (
+    INT64_MAX,
+    INT64_MIN,
     Edge,
     EdgeKind,
     Provenance,
@@ -100,8 +106,21 @@ class GraphBuilder:
     def _checked(
         self, values: Mapping[str, Any] | None, what: str, where: Provenance | None
     ) -> dict[str, Value]:
+        if not values:
+            return {}
         checked: dict[str, Value] = {}
-        for name, value in (values or {}).items():
+        for name, value in values.items():
+            kind = type(value)
+            scalar = (
+                kind is str
+                or kind is bool
+                or kind is float
+                or value is None
+                or (kind is int and INT64_MIN <= value <= INT64_MAX)
+            )
+            if scalar and type(name) is str:  # the usual case: nothing to walk
+                checked[name] = value
+                continue
             problem = (
                 value_type_error(value) if isinstance(name, str) else f"{what} name {name!r} is not a string"
             )
@@ -172,25 +191,19 @@ class GraphBuilder:
             CfCompileError: ``incompatible-duplicate``, ``unknown-resource``, ``bad-value``.
         """
         diagnostics = Diagnostics(list(self._diagnostics.items))
-        resources = merge_resources(self._resources, diagnostics)
-        edges: dict[tuple[str, str, str, str | None, str | None], Edge] = {}
+        resources = merge_resources(self._resources, diagnostics, copy=False)
+        edges: dict[tuple[object, ...], Edge] = {}
         for edge in self._edges:
-            missing = [end for end in (edge.source, edge.target) if end not in resources]
-            for end in missing:
-                diagnostics.report(_unknown(edge, end))
-            if missing:
+            if edge.source not in resources or edge.target not in resources:
+                for end in (edge.source, edge.target):
+                    if end not in resources:
+                        diagnostics.report(_unknown(edge, end))
                 continue
-            found = edges.get(edge.identity())
+            key = (edge.kind, edge.source, edge.target, edge.send_field, edge.recv_field)
+            found = edges.get(key)
             if found is None:
-                edges[edge.identity()] = Edge(
-                    edge.kind,
-                    edge.source,
-                    edge.target,
-                    edge.send_field,
-                    edge.recv_field,
-                    list(edge.provenance),
-                )
-            else:
+                edges[key] = edge
+            elif found is not edge:
                 found.provenance.extend(p for p in edge.provenance if p not in found.provenance)
         if diagnostics.has_errors:
             raise CfCompileError(diagnostics.sorted())

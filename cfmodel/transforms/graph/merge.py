@@ -23,13 +23,16 @@ from cfmodel.errors import Diagnostics, Note
 from cfmodel.metamodel.resource_graph import Edge, Resource, ResourceGraph, Value, values_equal
 
 
-def merge_resources(resources: Iterable[Resource], diagnostics: Diagnostics) -> dict[str, Resource]:
-    """Resources by id with identical duplicates merged (module docstring)."""
+def merge_resources(
+    resources: Iterable[Resource], diagnostics: Diagnostics, copy: bool = True
+) -> dict[str, Resource]:
+    """Resources by id with identical duplicates merged (module docstring). With ``copy``
+    False the first declaration of each id is itself kept (and its provenance extended)."""
     merged: dict[str, Resource] = {}
     for res in resources:
         first = merged.get(res.id)
         if first is None:
-            merged[res.id] = _copy(res)
+            merged[res.id] = _copy(res) if copy else res
         elif first.same_content(res):
             first.provenance.extend(p for p in res.provenance if p not in first.provenance)
         else:

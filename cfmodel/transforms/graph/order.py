@@ -28,7 +28,7 @@ def topological_order(graph: ResourceGraph) -> list[Resource]:
         CfCompileError: ``dependency-cycle``, one per cycle.
     """
     resources = list(graph.resources.values())
-    index = {r.id: i for i, r in enumerate(resources)}
+    index = {rid: i for i, rid in enumerate(graph.resources)}
     after: list[list[int]] = [[] for _ in resources]
     waiting = [0] * len(resources)
     for edge in graph.edges:

@@ -1,0 +1,188 @@
+"""Resource graph and diff speed, against the issue's budgets and mgmt's own numbers.
+
+    .venv/bin/python benchmarks/graph.py            # 10,000 resources, 100,000 instances, best of 3
+    .venv/bin/python benchmarks/graph.py --quick    # 1 timed pass each
+
+1. Graph: build a 10,000-resource graph with ``GraphBuilder`` (20 agents, 3 attributes and a
+   meta parameter per resource, ~1.5 edges per resource, provenance on each), ``build()``,
+   ``topological_order`` and the DOT text of ``graph_picture``: each step and the sum, best
+   of N passes, beside the budget (50 ms) and mgmt's reported 16-53 ms for its own graph
+   operations on 10,000 vertices (not run here: mgmt is not installed).
+2. Diff: two 100,000-instance models (a generated metamodel; XMI files written by cfmodel)
+   that differ in 1 % of the instances (attribute changes, additions, removals), compared by
+   ``cfmodel diff A B`` in a new process, end to end (start-up, reading both files with
+   their .ecore, matching, comparing, printing), beside the budget (5 s).
+
+Output: a table, then one JSON line (``"benchmark": "graph"``) with every number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from pyecore.ecore import EAttribute, EClass, ELong, EPackage, EReference, EString  # noqa: E402
+
+from cfmodel.errors import Span  # noqa: E402
+from cfmodel.serializers import XmiOptions, ecore, write  # noqa: E402
+from cfmodel.transforms.graph import GraphBuilder, Provenance, topological_order  # noqa: E402
+from cfmodel.transforms.graph.picture import graph_picture  # noqa: E402
+
+GRAPH_BUDGET_MS = 50.0
+MGMT_MS = (16.0, 53.0)
+DIFF_BUDGET_S = 5.0
+DIFF_COMMAND = (sys.executable, "-m", "cfmodel", "diff")
+
+
+def graph_pass(n: int, seed: int = 1) -> dict[str, float]:
+    rng = random.Random(seed)
+    gc.collect()
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    b = GraphBuilder("bench", "cf")
+    made = []
+    for i in range(n):
+        agent = f"host{i % 20}"
+        where = Provenance(Span("main.cf", i + 1, 1, i + 1, 30), statement="std::File(...)")
+        made.append(
+            b.resource(
+                "std::File",
+                f"/etc/app/{i}.conf",
+                agent=agent,
+                key="path",
+                attributes={"content": f"value {i}\n", "mode": 644, "owner": "root"},
+                meta={"purge_on_delete": False},
+                provenance=where,
+            )
+        )
+    for i in range(1, n):
+        b.requires(made[i], made[rng.randrange(max(0, i - 50), i)])
+        if i % 2 == 0:
+            b.before(made[rng.randrange(0, i)], made[i])
+    t1 = time.perf_counter()
+    graph = b.build()
+    t2 = time.perf_counter()
+    order = topological_order(graph)
+    t3 = time.perf_counter()
+    dot = graph_picture(graph).dot
+    t4 = time.perf_counter()
+    c4 = time.process_time()
+    assert len(order) == n and dot.count(" -> ") == len(graph.edges)
+    return {
+        "calls_ms": (t1 - t0) * 1000,
+        "build_ms": (t2 - t1) * 1000,
+        "order_ms": (t3 - t2) * 1000,
+        "dot_ms": (t4 - t3) * 1000,
+        "total_ms": (t4 - t0) * 1000,
+        "total_cpu_ms": (c4 - c0) * 1000,
+        "edges": float(len(graph.edges)),
+    }
+
+
+def _metamodel() -> Any:
+    pkg = EPackage("bench", nsURI="http://cfmodel.org/bench/1.0", nsPrefix="bench")
+    host = EClass("Host")
+    host.eStructuralFeatures.extend(
+        [
+            EAttribute("name", EString),
+            EAttribute("port", ELong),
+            EAttribute("os", EString),
+            EAttribute("tags", EString, upper=-1),
+        ]
+    )
+    disk = EClass("Disk")
+    disk.eStructuralFeatures.extend([EAttribute("label", EString), EAttribute("size", ELong)])
+    host.eStructuralFeatures.append(EReference("disks", disk, upper=-1))
+    pkg.eClassifiers.extend([host, disk])
+    return pkg, host, disk
+
+
+def write_models(directory: Path, n: int, seed: int = 2) -> tuple[Path, Path]:
+    """Two models of n instances (hosts and disks), the right one 1 % different."""
+    pkg, host_cls, disk_cls = _metamodel()
+    rng = random.Random(seed)
+    changed = set(rng.sample(range(n // 2), n // 200))  # 0.5 % of hosts changed
+    removed = set(rng.sample(range(n // 2), n // 400))
+    sides = []
+    for side in ("left", "right"):
+        objects: list[Any] = []
+        ids: dict[int, str] = {}
+        for i in range(n // 2):
+            if side == "right" and i in removed:
+                continue
+            h = host_cls(name=f"h{i}", port=8080 if side == "right" and i in changed else 80, os="debian")
+            h.tags.extend(["a", "b"])
+            d = disk_cls(label=f"d{i}", size=100)
+            h.disks.append(d)
+            objects += [h, d]
+            ids[id(h)], ids[id(d)] = f"Host_{i}", f"Disk_{i}"
+        if side == "right":
+            for j in range(n // 400):
+                h = host_cls(name=f"new{j}", port=80, os="debian")
+                objects.append(h)
+                ids[id(h)] = f"New_{j}"
+        target = directory / side
+        target.mkdir(parents=True, exist_ok=True)
+        ecore.write(target / "bench.ecore", pkg)
+        write(target / "model.xmi", objects, XmiOptions(id_of=lambda o, ids=ids: ids.get(id(o))))
+        sides.append(target / "model.xmi")
+    return sides[0], sides[1]
+
+
+def diff_pass(left: Path, right: Path) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [*DIFF_COMMAND, str(left), str(right), "--format", "json", "-o", str(left.parent / "d.json")],
+        capture_output=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 1:
+        raise SystemExit(f"cfmodel diff exited {proc.returncode}: {proc.stderr.decode()}")
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="one timed pass each")
+    parser.add_argument("--resources", type=int, default=10_000)
+    parser.add_argument("--instances", type=int, default=100_000)
+    args = parser.parse_args()
+    rounds = 1 if args.quick else 3
+    graph_pass(1000)  # warm-up: imports, first calls
+    passes = [graph_pass(args.resources) for _ in range(rounds)]
+    best = min(passes, key=lambda p: p["total_ms"])
+    with tempfile.TemporaryDirectory() as tmp:
+        left, right = write_models(Path(tmp), args.instances)
+        diff_times = [diff_pass(left, right) for _ in range(rounds)]
+        report = json.loads((left.parent / "d.json").read_text(encoding="utf-8"))["summary"]
+    diff_best = min(diff_times)
+    print(f"resource graph, {args.resources:,} resources, {int(best['edges']):,} edges (best of {rounds}):")
+    for step in ("calls_ms", "build_ms", "order_ms", "dot_ms"):
+        print(f"  {step[:-3]:<8} {best[step]:8.1f} ms")
+    print(f"  {'cpu':<8} {best['total_cpu_ms']:8.1f} ms   (this process's CPU time: other load left out)")
+    print(
+        f"  {'total':<8} {best['total_ms']:8.1f} ms   budget {GRAPH_BUDGET_MS:.0f} ms "
+        f"({best['total_ms'] / GRAPH_BUDGET_MS:.2f}x of it); mgmt {MGMT_MS[0]:.0f}-{MGMT_MS[1]:.0f} ms"
+    )
+    print(f"cfmodel diff, 2 x {args.instances:,} instances, 1 % different ({report}):")
+    share = diff_best / DIFF_BUDGET_S
+    print(f"  end to end {diff_best:6.2f} s   budget {DIFF_BUDGET_S:.0f} s ({share:.2f}x of it)")
+    numbers = {"graph": best, "graph_passes": passes, "diff_s": diff_times, "diff_summary": report}
+    print(json.dumps({"benchmark": "graph", **numbers}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
