@@ -237,6 +237,7 @@ _ALL: list[ErrorCode] = [
     ),
     *_table(
         Category.GRAPH,
+        ("bad-export", "an Inmanta export document (a list of resources with ids) cannot be read"),
         ("bad-yamlgraph", "an mgmt YAML graph file cannot be read"),
         ("dependency-cycle", "the resources of a graph depend on each other in a cycle"),
         ("graphviz-missing", "a picture needs Graphviz's dot, which is not installed"),

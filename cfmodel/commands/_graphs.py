@@ -1,7 +1,8 @@
 """Reading the resource graph a command was pointed at (``cfmodel graph``, ``cfmodel diff``).
 
 ``load_graph(source, args)``: a graph file — ``.xmi``/``.xml``/``.json`` of the graph
-metamodel, mgmt's YAML graph (``.yaml``/``.yml``) — read as it is.
+metamodel, mgmt's YAML graph (``.yaml``/``.yml``), Inmanta's export document (a ``.json``
+list of resources, as ``inmanta export -j`` writes it) — read as it is.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
     """
     path = Path(source)
     suffix = path.suffix.lower()
+    if path.is_file() and suffix == ".json" and json_list(path):
+        from cfmodel.transforms.graph.inmanta import read_export
+
+        return read_export(path)
     if path.is_file() and suffix in GRAPH_FILES:
         from cfmodel.transforms.graph.files import read_graph
 
@@ -37,5 +42,13 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
     if not path.exists():
         raise CfUsageError(f"{source}: no such file or directory")
     raise CfUsageError(
-        f"{source}: no resource graph can be read from it (graph files: .xmi, .json, mgmt's .yaml)"
+        f"{source}: no resource graph can be read from it (graph files: .xmi, .json, mgmt's .yaml, "
+        "an export document)"
     )
+
+
+def json_list(path: Path) -> bool:
+    """Whether a JSON file holds a list (an export document), by its first non-blank byte."""
+    with path.open("rb") as stream:
+        head = stream.read(4096).lstrip()
+    return head.startswith(b"[")

@@ -4,7 +4,7 @@
 request (``facts``, ``environment``) — a ``CompileResult``; an ``.xmi``/``.json`` file is read
 with the graph metamodel, the ``.ecore`` files beside it and those given — its ``Graph`` root
 as a ``ResourceGraph``, any other model as ``Objects`` (every object, ids from the file);
-mgmt's ``.yaml`` graph as a ``ResourceGraph``.
+mgmt's ``.yaml`` graph and an Inmanta export document (a ``.json`` list) as a ``ResourceGraph``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from pyecore.resources import ResourceSet
 
 from cfmodel.cache import ParseCache
+from cfmodel.commands._graphs import json_list
 from cfmodel.errors import CfUsageError
 
 
@@ -39,6 +40,10 @@ def load_side(source: str, request: dict[str, Any], ecores: list[str], cache: Pa
         from cfmodel.serializers import yamlgraph
 
         return yamlgraph.read(path)
+    if suffix == ".json" and json_list(path):
+        from cfmodel.transforms.graph.inmanta import read_export
+
+        return read_export(path)
     if suffix in (".xmi", ".xml", ".json"):
         return _model_file(path, [Path(e) for e in ecores])
     raise CfUsageError(f"{source}: not a project, a model file (.xmi, .json) or a graph file (.yaml)")

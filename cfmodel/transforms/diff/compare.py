@@ -22,6 +22,7 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EEnumLiteral, EObject, EReference
 
+from cfmodel.serializers import fastpath
 from cfmodel.serializers.base import key_of_ncname
 from cfmodel.transforms.diff.model import Change, Comparison, ObjectDiff, ReferenceChange, ValueChange
 
@@ -88,11 +89,19 @@ def _is_container(ref: Any) -> bool:
     return opposite is not None and bool(opposite.containment)
 
 
+_CLASS_NAMES: dict[int, tuple[Any, str]] = {}
+
+
 def _class_name(obj: EObject) -> str:
     eclass = obj.eClass
+    known = _CLASS_NAMES.get(id(eclass))
+    if known is not None and known[0] is eclass:
+        return known[1]
     package = eclass.ePackage
     prefix = getattr(package, "nsPrefix", None) or getattr(package, "name", None)
-    return f"{prefix}:{eclass.name}" if prefix else str(eclass.name)
+    name = f"{prefix}:{eclass.name}" if prefix else str(eclass.name)
+    _CLASS_NAMES[id(eclass)] = (eclass, name)  # the class is kept, so its id is not reused
+    return name
 
 
 def plain(value: Any) -> Any:
@@ -106,19 +115,41 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+def _raw(obj: EObject, feature: Any) -> Any:
+    """The value as stored (read without PyEcore's descriptors): None when unset, a
+    collection for a many-valued feature."""
+    return fastpath.items(obj, feature) if feature.many else fastpath.single(obj, feature)
+
+
 def _attribute(obj: EObject, feature: Any) -> Any:
     if feature.many:
-        return [plain(v) for v in obj.eGet(feature)]
-    return plain(obj.eGet(feature)) if obj.eIsSet(feature) else None
+        return [plain(v) for v in fastpath.items(obj, feature)]
+    return plain(fastpath.single(obj, feature))
 
 
 def _targets(obj: EObject, feature: Any, side: _Side) -> list[str]:
     if feature.many:
-        found = obj.eGet(feature)
+        found = fastpath.items(obj, feature)
     else:
-        one = obj.eGet(feature) if obj.eIsSet(feature) else None
+        one = fastpath.single(obj, feature)
         found = () if one is None else (one,)
-    return [side.identity.get(id(t), "?") for t in found]
+    identity = side.identity
+    return [identity.get(id(t), "?") for t in found]
+
+
+def _raw_same(x: Any, y: Any) -> bool:
+    """A quick, sure "same" for stored values (scalars of one type, or equal collections of
+    them); False means "look closer" (enum literals of two resource sets, floats, ...)."""
+    if type(x) is type(y) and (x is None or type(x) in _SCALARS):
+        return bool(x == y)
+    if hasattr(x, "__len__") and hasattr(y, "__len__") and not isinstance(x, str):
+        return len(x) == len(y) and all(
+            type(p) is type(q) and type(p) in _SCALARS and p == q for p, q in zip(x, y, strict=True)
+        )
+    return False
+
+
+_SCALARS = frozenset([str, int, bool])
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -216,6 +247,8 @@ def _changes(
     diff = ObjectDiff("changed", key, _class_name(left))
     for f in attrs:  # each side's own feature objects: the sides may have read their metamodels apart
         other = right_attrs.get(f.name)
+        if other is not None and _raw_same(_raw(left, f), _raw(right, other)):
+            continue
         x, y = _attribute(left, f), (_attribute(right, other) if other is not None else None)
         if not _same(x, y):
             diff.attributes.append(ValueChange(f.name, x, y))
