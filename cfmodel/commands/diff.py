@@ -7,7 +7,8 @@ files beside it, or given with ``--ecore``, are its metamodel), a resource graph
 (``.xmi``/``.json`` of the graph metamodel, mgmt's ``.yaml``). Without B, A is compared with
 itself under the other side's request (``cfmodel diff shop --left-fact env=prod
 --right-fact env=staging``). Output: ``--format text`` (default; colour only on a terminal,
-``--color`` overrides), ``json``, ``html`` (a self-contained page), on stdout or ``-o FILE``.
+``--color`` overrides), ``json``, ``html`` (a self-contained page), ``xmi`` (the differences model,
+``cfmodel.metamodel.diff``), on stdout or ``-o FILE``.
 
 Exit codes, as ``diff``'s: 0 equal, 1 different, 2 trouble (an input that cannot be read or
 compiled: its errors are printed as usual, ``file:line:col: error: …``).
@@ -52,17 +53,21 @@ def _run(args: argparse.Namespace) -> int:
     left = load_side(args.left, _request(args, "left"), args.ecore, parse_cache(args))
     right = load_side(right_source, _request(args, "right"), args.ecore, parse_cache(args))
     comparison = diff(left, right, _label(args.left, args, "left"), _label(right_source, args, "right"))
-    if args.format == "json":
-        text = render.to_json(comparison)
+    if args.format == "xmi":
+        from cfmodel.serializers import xmi
+
+        data = xmi.to_bytes([comparison.to_ecore()])
+    elif args.format == "json":
+        data = render.to_json(comparison).encode("utf-8")
     elif args.format == "html":
-        text = render.to_html(comparison)
+        data = render.to_html(comparison).encode("utf-8")
     else:
         color = args.color == "always" or (args.color == "auto" and not args.output and sys.stdout.isatty())
-        text = render.to_text(comparison, color=color)
+        data = render.to_text(comparison, color=color).encode("utf-8")
     if args.output:
-        atomic.write_bytes(args.output, text.encode("utf-8"))
+        atomic.write_bytes(args.output, data)
     else:
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(data)
         sys.stdout.flush()
     return EXIT_EQUAL if comparison.equal else EXIT_DIFFERENT
 
@@ -99,7 +104,9 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "right", metavar="B", nargs="?", help="the same kinds (default: A again, for another request)"
     )
-    p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (text)")
+    p.add_argument(
+        "--format", choices=("text", "json", "html", "xmi"), default="text", help="output format (text)"
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     p.add_argument(
         "--color",

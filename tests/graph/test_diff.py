@@ -193,3 +193,36 @@ def test_objects_without_ids_match_by_content() -> None:
     ]
     with pytest.raises(cfmodel.CfModelError):
         diff(object(), object())
+
+
+def test_the_differences_model_loads_in_real_emf(two: tuple[Path, Path], tmp_path: Path) -> None:
+    from pyecore.resources import ResourceSet
+
+    from cfmodel.metamodel import diff as dm
+    from cfmodel.serializers import canonical, ecore, read
+    from cfmodel.serializers.base import register_packages
+    from tests.conftest import skip_or_fail
+    from tests.emf.emf import EmfUnavailableError, build_checker
+
+    out = tmp_path / "d.xmi"
+    assert main(["diff", str(two[0]), str(two[1]), "--format", "xmi", "-o", str(out)]) == 1
+    rset = ResourceSet()
+    register_packages(rset, [dm.PACKAGE])
+    (root,) = read(out, rset).roots
+    host = next(d for d in root.instances if d.element == "Host[h1]")
+    assert (host.change.name, [(a.feature, a.left, a.right) for a in host.attributes]) == (
+        "changed",
+        [("port", "80", "8080")],
+    )
+    assert [(r.feature, list(r.added), list(r.removed)) for r in host.relations] == [
+        ("disks", [], ["Disk[d1]"])
+    ]
+    ecore.write(tmp_path / "diff.ecore", dm.PACKAGE)
+    try:
+        emf = build_checker()
+    except EmfUnavailableError as exc:
+        skip_or_fail(f"real EMF unavailable: {exc}")
+        raise
+    report = emf.check([tmp_path / "diff.ecore"], [out])
+    assert report.problems() == [] and report.summary == {"errors": 0, "unresolved": 0, "diagnostics": 0}
+    assert report.dump("d.xmi") == canonical.dump_objects([root], {})

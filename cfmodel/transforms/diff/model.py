@@ -15,9 +15,11 @@ literals by name).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cfmodel.metamodel import diff as dm
 from cfmodel.transforms.diff import render
 
 Change = Literal["added", "removed", "changed"]
@@ -88,8 +90,45 @@ class Comparison:
             out[edge.change] += 1
         return out
 
+    def to_ecore(self) -> Any:
+        """The comparison as objects of the differences metamodel (``cfmodel.metamodel.diff``)."""
+        root = dm.Comparison(left=self.left, right=self.right)
+        root.instances.extend(_difference_to_ecore(d) for d in self.objects)
+        root.resources.extend(_difference_to_ecore(d) for d in self.resources)
+        for edge in self.edges:
+            root.edges.append(
+                dm.EdgeDifference(
+                    change=dm.ChangeKind.getEEnumLiteral(edge.change),
+                    kind=edge.kind,
+                    source=edge.source,
+                    target=edge.target,
+                )
+            )
+        return root
+
     def _repr_html_(self) -> str:
         return render.to_html(self, fragment=True)
 
     def __str__(self) -> str:
         return render.to_text(self)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _difference_to_ecore(item: ObjectDiff) -> Any:
+    made = dm.Difference(
+        change=dm.ChangeKind.getEEnumLiteral(item.change), element=item.identity, className=item.class_name
+    )
+    for change in item.attributes:
+        made.attributes.append(
+            dm.AttributeChange(feature=change.feature, left=_json(change.left), right=_json(change.right))
+        )
+    for ref in item.references:
+        relation = dm.RelationChange(feature=ref.feature)
+        relation.added.extend(ref.added)
+        relation.removed.extend(ref.removed)
+        made.relations.append(relation)
+    made.values.extend(dm.ValueEntry(name=name, value=_json(value)) for name, value in item.values.items())
+    return made
