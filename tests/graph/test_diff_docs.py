@@ -30,3 +30,15 @@ def test_the_text_example_is_the_output(
     argv = ["diff", "examples/webshop", "--left-fact", "env=production", "--right-fact", "env=staging"]
     assert main(argv) == 1
     assert capsys.readouterr().out == shown.group(1)
+
+
+def test_the_readme_shows_what_the_webshop_diff_prints(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(REPO)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"staging sizes the database smaller\):\n\n```\n(.*?)```", readme, re.DOTALL)
+    assert shown is not None
+    argv = ["diff", "examples/webshop", "--left-fact", "env=production", "--right-fact", "env=staging"]
+    assert main(argv) == 1
+    assert capsys.readouterr().out == shown.group(1)
