@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 
+from cfmodel.collector import gc_paused
 from cfmodel.errors import CfCompileError, Diagnostic, Note
 from cfmodel.metamodel.resource_graph import Edge, Resource, ResourceGraph
 
@@ -27,6 +28,15 @@ def topological_order(graph: ResourceGraph) -> list[Resource]:
     Raises:
         CfCompileError: ``dependency-cycle``, one per cycle.
     """
+    with gc_paused():  # tens of thousands of small lists and ints, none of them garbage
+        order = _kahn(graph)
+    if len(order) < len(graph.resources):
+        raise CfCompileError([cycle_diagnostic(c) for c in find_cycles(graph)])
+    return order
+
+
+def _kahn(graph: ResourceGraph) -> list[Resource]:
+    """Kahn's algorithm with a heap of declaration indexes; stops short on a cycle."""
     resources = list(graph.resources.values())
     index = {rid: i for i, rid in enumerate(graph.resources)}
     after: list[list[int]] = [[] for _ in resources]
@@ -45,8 +55,6 @@ def topological_order(graph: ResourceGraph) -> list[Resource]:
             waiting[j] -= 1
             if waiting[j] == 0:
                 push(ready, j)
-    if len(order) < len(resources):
-        raise CfCompileError([cycle_diagnostic(c) for c in find_cycles(graph)])
     return order
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from cfmodel.collector import gc_paused
 from cfmodel.metamodel.resource_graph import Edge, EdgeKind, Resource, ResourceGraph
 from cfmodel.serializers.dot import (
     AttrValue,
@@ -102,6 +103,11 @@ _EDGE_TEXT = {k: attrs_text(v) + ";" for k, v in EDGE_STYLES.items()}
 
 def graph_dot(graph: ResourceGraph, legend: bool = True) -> str:
     """``to_text(graph_document(graph, legend))``, written directly (module docstring)."""
+    with gc_paused():  # one line per element, none of them garbage until the end
+        return _graph_dot(graph, legend)
+
+
+def _graph_dot(graph: ResourceGraph, legend: bool) -> str:
     lines = header_lines(_empty_document(graph))
     by_agent: dict[str | None, list[Resource]] = {}
     for res in graph.resources.values():
