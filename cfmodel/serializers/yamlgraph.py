@@ -7,12 +7,13 @@ The format (mgmt's ``yamlgraph`` package): a mapping with ``graph`` (the graph's
 ``to`` as ``{kind, name}``, ``notify``). An edge runs ``from`` before ``to``.
 
 Writing (``to_text``/``write``): every resource becomes one entry of its mgmt kind. Kinds of
-Inmanta's ``std`` that mgmt has are translated (``KIND_MAP``: ``std::File`` → ``file``,
-``std::Directory`` → ``file`` with a ``/`` path, ``std::Package`` → ``pkg``, ``std::Service``
-→ ``svc``; their attributes renamed and their values converted, e.g. ``permissions: 644`` →
-``mode: "0644"``, ``purged: true`` → ``state: absent``, ``onboot`` → ``startup``,
-package ``removed`` → ``uninstalled``); any other kind is written with its
-last name segment in lower case and its attributes as fields. Meta parameters mgmt knows
+Inmanta that mgmt has are translated, by the last segment of their name (``KIND_MAP``:
+``std::File``/``fs::File`` → ``file``, ``…::Directory`` → ``file`` with a ``/`` path,
+``std::Package``/``apt::Package``/``yum::Package`` → ``pkg``, ``…::Service`` → ``svc``;
+their attributes renamed and their values converted, e.g. ``permissions: 644`` →
+``mode: "0644"``, ``purged: true`` → ``state: absent``, ``onboot`` → ``startup``, package
+``removed`` → ``uninstalled``); any other kind is written with its last name segment in
+lower case and its attributes as fields. Meta parameters mgmt knows
 (``MGMT_META``) go to ``meta``. Edges: ``requires``/``before`` are plain edges, the notifying
 kinds ``notify: true``. What cannot be carried is returned as ``losses`` (one line each):
 agents (a YAML graph is one host's; several agents need ``--agent``), send/recv fields (the
@@ -119,13 +120,22 @@ def _std_service(attrs: Mapping[str, Value], name: str) -> tuple[Fields, list[st
 
 Translate = Callable[[Mapping[str, Value], str], tuple[Fields, list[str]]]
 
-#: Inmanta kinds mgmt has: (mgmt kind, how attributes become fields and which are left over).
+#: Inmanta kinds mgmt has, by the last segment of their name (``std::File``, ``fs::File``;
+#: ``std::Package``, ``apt::Package``, ``yum::Package``; ...): (mgmt kind, how attributes
+#: become fields and which are left over).
 KIND_MAP: dict[str, tuple[str, Translate]] = {
-    "std::File": ("file", _std_file),
-    "std::Directory": ("file", _std_directory),
-    "std::Package": ("pkg", _std_package),
-    "std::Service": ("svc", _std_service),
+    "File": ("file", _std_file),
+    "Directory": ("file", _std_directory),
+    "Package": ("pkg", _std_package),
+    "Service": ("svc", _std_service),
 }
+
+
+def _translation(kind: str) -> tuple[str, Translate] | None:
+    """How an Inmanta kind is written in mgmt's graph (None: a kind mgmt does not have)."""
+    if "::" not in kind:
+        return None  # an mcl graph's kinds are mgmt's own
+    return KIND_MAP.get(kind.rsplit("::", 1)[1])
 
 
 @dataclass(slots=True)
@@ -138,8 +148,9 @@ class YamlGraph:
 
 def mgmt_kind(kind: str) -> str:
     """The mgmt kind a resource kind is written as (``KIND_MAP``, else the last segment, lower case)."""
-    if kind in KIND_MAP:
-        return KIND_MAP[kind][0]
+    translation = _translation(kind)
+    if translation is not None:
+        return translation[0]
     return kind.rsplit("::", 1)[-1].lower()
 
 
@@ -196,7 +207,7 @@ def write(target: Path | str, graph: ResourceGraph) -> list[str]:
 
 def _entry(res: Resource, kind: str, losses: list[str], unknown_kinds: set[str]) -> dict[str, Value]:
     entry: dict[str, Value] = {"name": res.name}
-    translation = KIND_MAP.get(res.kind)
+    translation = _translation(res.kind)
     if translation is not None:
         fields, left = translation[1](res.attributes, res.name)
         if left:

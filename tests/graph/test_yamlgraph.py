@@ -90,7 +90,7 @@ def _shop() -> GraphBuilder:
     b = GraphBuilder("shop", language="cf")
     a = "h1"
     pkg = b.resource(
-        "std::Package",
+        "apt::Package",
         "app",
         agent=a,
         key="name",
@@ -141,7 +141,7 @@ def test_the_text_and_what_it_could_not_carry() -> None:
     assert made.text == EXPECTED
     assert made.losses == [
         "agent: h1 (a YAML graph does not name its host)",
-        "std::Package[h1,name=app]: meta parameters purge_on_delete are not mgmt's",
+        "apt::Package[h1,name=app]: meta parameters purge_on_delete are not mgmt's",
         "std::File[h1,path=/etc/app/app.conf]: attributes reload have no field in mgmt's file",
         "kind web::Vhost: mgmt has no such kind; written as 'vhost' with its attributes",
         "send/recv std::Service[h1,name=app].status -> web::Vhost[h1,name=shop.example.com].backend: "
