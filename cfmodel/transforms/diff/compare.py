@@ -55,12 +55,16 @@ class _Side:
             self.identity[id(obj)] = f"{cls}#{counters[cls]}"
 
 
+_Pair = tuple[str, Any, Any, bool]
+
+
 class _Features:
     """Per class: its attributes and its references (cached: many objects share a class)."""
 
     def __init__(self) -> None:
         self._cache: dict[int, tuple[list[Any], list[Any]]] = {}
         self._names: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self._pairs: dict[tuple[int, int], tuple[list[_Pair], list[_Pair]]] = {}
 
     def of(self, obj: EObject) -> tuple[list[Any], list[Any]]:
         eclass = obj.eClass
@@ -74,6 +78,20 @@ class _Features:
                 if isinstance(f, EReference) and not f.containment and not _is_container(f)
             ]
             found = self._cache[id(eclass)] = (attrs, refs)
+        return found
+
+    def pairing(self, left: EObject, right: EObject) -> tuple[list[_Pair], list[_Pair]]:
+        """The features of two objects' classes side by side, by name (a class of each side:
+        the sides may have read their metamodels apart): (name, left's, right's or None, many)."""
+        key = (id(left.eClass), id(right.eClass))
+        found = self._pairs.get(key)
+        if found is None:
+            attrs, refs = self.of(left)
+            right_attrs, right_refs = self.by_name(right)
+            found = self._pairs[key] = (
+                [(f.name, f, right_attrs.get(f.name), bool(f.many)) for f in attrs],
+                [(f.name, f, right_refs.get(f.name), bool(f.many)) for f in refs],
+            )
         return found
 
     def by_name(self, obj: EObject) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -113,12 +131,6 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple) or hasattr(value, "__iter__"):
         return [plain(v) for v in value]
     return str(value)
-
-
-def _raw(obj: EObject, feature: Any) -> Any:
-    """The value as stored (read without PyEcore's descriptors): None when unset, a
-    collection for a many-valued feature."""
-    return fastpath.items(obj, feature) if feature.many else fastpath.single(obj, feature)
 
 
 def _attribute(obj: EObject, feature: Any) -> Any:
@@ -242,22 +254,23 @@ def _changes(
         diff = ObjectDiff("changed", key, _class_name(right))
         diff.attributes.append(ValueChange("(class)", _class_name(left), _class_name(right)))
         return diff
-    attrs, refs = features.of(left)
-    right_attrs, right_refs = features.by_name(right)
+    attrs, refs = features.pairing(left, right)
     diff = ObjectDiff("changed", key, _class_name(left))
-    for f in attrs:  # each side's own feature objects: the sides may have read their metamodels apart
-        other = right_attrs.get(f.name)
-        if other is not None and _raw_same(_raw(left, f), _raw(right, other)):
-            continue
+    single, items = fastpath.single, fastpath.items
+    for name, f, other, many in attrs:
+        if other is not None:
+            x = items(left, f) if many else single(left, f)
+            y = items(right, other) if many else single(right, other)
+            if _raw_same(x, y):
+                continue
         x, y = _attribute(left, f), (_attribute(right, other) if other is not None else None)
         if not _same(x, y):
-            diff.attributes.append(ValueChange(f.name, x, y))
-    for f in refs:
-        other = right_refs.get(f.name)
+            diff.attributes.append(ValueChange(name, x, y))
+    for name, f, other, _ in refs:
         xs, ys = _targets(left, f, a), (_targets(right, other, b) if other is not None else [])
         if xs != ys:
             added = tuple(sorted(set(ys) - set(xs)))
             removed = tuple(sorted(set(xs) - set(ys)))
             if added or removed or sorted(xs) != sorted(ys):
-                diff.references.append(ReferenceChange(f.name, added, removed))
+                diff.references.append(ReferenceChange(name, added, removed))
     return diff if diff.attributes or diff.references else None
