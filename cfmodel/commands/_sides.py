@@ -28,7 +28,7 @@ def load_side(source: str, request: dict[str, Any], ecores: list[str], cache: Pa
     """
     path = Path(source)
     if path.is_dir():
-        from cfmodel.transforms.cf.refine import compile_project
+        from cfmodel.pipeline import compile_project
 
         return compile_project(
             path, facts=request["facts"], environment=request["environment"], cache=cache, keep_sources=False

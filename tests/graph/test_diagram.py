@@ -11,10 +11,10 @@ import pytest
 from cfmodel.cli import main
 from cfmodel.errors import CfUsageError
 from cfmodel.metamodel import graph as gm
+from cfmodel.pipeline import compile_project
 from cfmodel.project import load_project
 from cfmodel.serializers import ecore
 from cfmodel.transforms.cf.lift import lift
-from cfmodel.transforms.cf.refine import compile_project
 from cfmodel.transforms.cf.resolve import resolve
 from cfmodel.transforms.graph.diagram import (
     class_diagram,

@@ -12,7 +12,7 @@ import pytest
 import cfmodel
 from cfmodel.cli import main
 from cfmodel.metamodel import environments as em
-from cfmodel.transforms.cf.refine import compile_project
+from cfmodel.pipeline import compile_project
 from cfmodel.transforms.diff import Objects, diff, render
 from cfmodel.transforms.graph import GraphBuilder
 from cfmodel.transforms.graph.files import write_graph

@@ -22,7 +22,7 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EEnumLiteral, EObject, EReference
 
-from cfmodel.serializers import fastpath
+from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers.base import key_of_ncname
 from cfmodel.transforms.diff.model import Change, Comparison, ObjectDiff, ReferenceChange, ValueChange
 
