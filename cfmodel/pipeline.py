@@ -39,7 +39,7 @@ from pyecore.ecore import EObject, EPackage
 
 from cfmodel.cache import ParseCache
 from cfmodel.errors import CfUsageError, Diagnostic
-from cfmodel.project import Project, load_project
+from cfmodel.project import ModuleInfo, Project, load_project
 from cfmodel.serializers import atomic
 from cfmodel.serializers import json as json_format
 from cfmodel.serializers import xmi as xmi_format
@@ -256,8 +256,10 @@ def compile_project(
     if not keep:
         for namespace in program.namespaces.values():
             namespace.statements = []
+    seconds = time.perf_counter() - started
+    kept = project if keep else None
     return CompileResult(
-        program, project if keep else None, instances, time.perf_counter() - started, project.name, warnings
+        program, kept, instances, seconds, project.name, warnings, dict(project.modules), project.root
     )
 
 
@@ -276,6 +278,10 @@ class CompileResult:
     seconds: float
     name: str = ""
     request_warnings: Sequence[Diagnostic] = ()
+    #: The modules the project loaded (where each one was found) and the project's directory:
+    #: what `cfmodel.transforms.cf.export` needs to import the modules' code.
+    modules: dict[str, ModuleInfo] = field(default_factory=dict)
+    root: Path | None = None
     _metamodel: DomainMetamodel | None = field(default=None, repr=False)
     _model: InstanceModel | None = field(default=None, repr=False)
 

@@ -38,7 +38,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, overload
 
-__all__ = ["Context", "PluginError", "PluginSpec", "Unknown", "plugin"]
+__all__ = [
+    "CompilerException",
+    "Context",
+    "NoneValue",
+    "NotFoundException",
+    "OptionalValueException",
+    "PluginError",
+    "PluginSpec",
+    "RuntimeException",
+    "Unknown",
+    "UnknownException",
+    "plugin",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,8 +69,78 @@ class Unknown:
         return "Unknown"
 
 
+class NoneValue:
+    """inmanta's internal null (``inmanta.execute.util.NoneValue``): a plugin returning one returns null."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NoneValue)
+
+    def __hash__(self) -> int:
+        return hash(None)
+
+    def __repr__(self) -> str:
+        return "null"
+
+
 class PluginError(Exception):
-    """Raise from a plugin for a clean error message at the call site."""
+    """Raise from a plugin for a clean error message at the call site (inmanta's ``PluginException``)."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# The exceptions inmanta's compile-time API names (``inmanta.ast``), so that plugins written for
+# inmanta raise and catch them unchanged (cfmodel's ``inmanta`` stand-in re-exports these).
+
+
+class CompilerException(Exception):  # noqa: N818 - inmanta's name
+    """A problem of the model, raised by plugin code; reported at the plugin call."""
+
+    def __init__(self, msg: str = "") -> None:
+        super().__init__(msg)
+        self.msg = msg
+
+
+class RuntimeException(CompilerException):
+    """``RuntimeException(stmt, msg)``: a problem found while running the model."""
+
+    def __init__(self, stmt: object = None, msg: str = "") -> None:
+        super().__init__(msg)
+        self.stmt = stmt
+
+
+class ExternalException(RuntimeException):
+    """``ExternalException(stmt, msg, cause)``: a plugin failed."""
+
+    def __init__(self, stmt: object = None, msg: str = "", cause: BaseException | None = None) -> None:
+        super().__init__(stmt, msg)
+        self.__cause__ = cause
+
+
+class OptionalValueException(RuntimeException):
+    """An optional relation without a value was read (from a plugin, through an instance)."""
+
+    def __init__(self, instance: object = None, attribute: object = None) -> None:
+        super().__init__(None, f"optional attribute '{attribute}' of {instance} has no value")
+        self.instance = instance
+        self.attribute = attribute
+
+
+class NotFoundException(RuntimeException):
+    """``NotFoundException(stmt, name, msg=None)``: a name or attribute does not exist."""
+
+    def __init__(self, stmt: object = None, name: str = "", msg: str | None = None) -> None:
+        super().__init__(stmt, msg or f"could not find value {name}")
+        self.name = name
+
+
+class UnknownException(Exception):  # noqa: N818 - inmanta's name
+    """Raised when plugin code reads a value that is `Unknown` through an instance; the call gives Unknown."""
+
+    def __init__(self, unknown: Unknown) -> None:
+        super().__init__("value is unknown")
+        self.unknown = unknown
 
 
 class PluginSpec:

@@ -9,15 +9,32 @@ first one). Errors (codes): ``load`` (unreadable file), ``not-utf8``,
 ``module-not-found``, ``namespace-not-found``, ``bad-module``, ``bad-project``,
 ``syntax`` and the other codes of `cfmodel.grammars.cf`.
 
-Layout (as in the language reference): ``<module>/module.yaml`` and
-``<module>/model/_init.cf`` are required; ``model/x.cf`` is namespace ``module::x``,
-``model/p/_init.cf`` is ``module::p``, ``model/p/o.cf`` is ``module::p::o``. Modules
-are looked up in the project's module path (``modulepath`` in ``project.yml``,
-default ``libs``), then among cfmodel's built-in modules (``std``).
+Layout (as in the language reference): ``model/_init.cf`` is namespace ``module``,
+``model/x.cf`` is ``module::x``, ``model/p/_init.cf`` is ``module::p``, ``model/p/o.cf``
+is ``module::p::o``. Modules are found where Inmanta finds them, in this order:
+
+1. **v2 modules, installed as Python packages** (distribution ``inmanta-module-<name>``,
+   package ``inmanta_plugins.<name>`` with ``model/``, ``templates/``, ``files/`` and the
+   Python code inside): on ``sys.path`` of the running interpreter, so after
+   ``pip install inmanta-module-fs`` into cfmodel's environment ``import fs`` works;
+   also a v2 module's source tree on the module path (``<dir>/<name>/setup.cfg`` with
+   ``inmanta_plugins/<name>/model/``);
+2. **v1 modules on the module path** (``modulepath`` in ``project.yml``, default
+   ``libs``): ``<dir>/<name>/module.yml`` (or ``module.yaml``, ``setup.cfg``) and
+   ``model/_init.cf``, Python code in ``plugins/``;
+3. cfmodel's **built-in** modules (``std``): a fallback, used only when no ``std`` is
+   installed or on the module path.
+
+``project.yml``: ``name`` and ``modulepath`` (a list, or a string with ``:`` between
+paths) are read; the other fields Inmanta projects carry (``downloadpath``, ``repo``,
+``requires``, ``pip``, ``install_mode``, ``description``, ``author``, …) are accepted
+and ignored (cfmodel installs nothing), each named once in ``Project.notes``.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,17 +72,64 @@ def parse_text(text: str, label: str, cache: ParseCache | None = None) -> nodes.
     return module
 
 
+V1, V2, BUILTIN = "v1", "v2", "built-in"
+#: The project.yml fields cfmodel reads; every other one is noted as ignored.
+READ_SETTINGS = frozenset({"name", "modulepath"})
+
+
 @dataclass(slots=True)
 class ModuleInfo:
-    """A module found on the module path."""
+    """A module found where Inmanta finds it (see the module docstring).
+
+    ``root`` holds ``model/``, ``templates/`` and ``files/``: a v1 module's directory, or a
+    v2 module's package directory (``.../inmanta_plugins/<name>``). ``plugin_dir`` is the
+    directory of its Python package ``inmanta_plugins.<name>`` (v1: ``plugins/``).
+    """
 
     name: str
     root: Path
     builtin: bool
+    kind: str = V1
 
     @property
     def model_dir(self) -> Path:
         return self.root / "model"
+
+    @property
+    def plugin_dir(self) -> Path:
+        return self.root if self.kind == V2 else self.root / "plugins"
+
+    def describe(self) -> str:
+        """Where the module comes from, for people (``cfmodel check``)."""
+        if self.kind == V2:
+            return f"{self.name} (v2 package inmanta_plugins.{self.name}: {self.root})"
+        if self.builtin:
+            return f"{self.name} (cfmodel's built-in {self.name}: none installed nor on the module path)"
+        return f"{self.name} (v1 module: {self.root})"
+
+
+def installed_module(name: str, search_path: Sequence[str] | None = None) -> Path | None:
+    """The package directory of the installed v2 module *name* (``inmanta_plugins/<name>``), or None.
+
+    Looks in each directory of *search_path* (default ``sys.path``) without importing
+    anything, then asks the import system (editable installs have finders of their own).
+    """
+    if not name.isidentifier():
+        return None
+    for entry in sys.path if search_path is None else search_path:
+        candidate = Path(entry or ".") / "inmanta_plugins" / name
+        if (candidate / "model").is_dir():
+            return candidate
+    if search_path is not None:
+        return None
+    try:
+        spec = importlib.util.find_spec(f"inmanta_plugins.{name}")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        if (Path(location) / "model").is_dir():
+            return Path(location)
+    return None
 
 
 @dataclass(slots=True)
@@ -94,22 +158,23 @@ class Project:
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     modules: dict[str, ModuleInfo] = field(default_factory=dict)
     named: bool = False
+    notes: list[str] = field(default_factory=list)
 
     @property
     def total_lines(self) -> int:
         return sum(n.lines for n in self.namespaces.values())
 
 
-def _read_project_settings(root: Path) -> tuple[str, list[Path], bool]:
-    """The project's name, module path and whether the settings file gave the name."""
+def _read_project_settings(root: Path) -> tuple[str, list[Path], bool, list[str]]:
+    """The project's name, module path, whether the settings file gave the name, and notes."""
     for file_name in PROJECT_FILES:
         settings_file = root / file_name
         if settings_file.is_file():
             return _parse_project_settings(root, settings_file)
-    return root.resolve().name, [root / "libs"], False
+    return root.resolve().name, [root / "libs"], False, []
 
 
-def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[Path], bool]:
+def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[Path], bool, list[str]]:
     label = str(settings_file)
     try:
         settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
@@ -122,10 +187,12 @@ def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[
     name = settings.get("name", root.resolve().name)
     paths = settings.get("modulepath", "libs")
     if isinstance(paths, str):
-        paths = [paths]
+        paths = [p for p in paths.split(":") if p]  # Inmanta's form: "libs:other"
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         raise CfLoadError("modulepath must be a path or a list of paths", file_span(label), "bad-project")
-    return str(name), [root / p for p in paths], isinstance(settings.get("name"), str)
+    ignored = sorted(str(key) for key in settings if key not in READ_SETTINGS)
+    notes = [f"{label}: ignored (cfmodel installs nothing): {', '.join(ignored)}"] if ignored else []
+    return str(name), [root / p for p in paths], isinstance(settings.get("name"), str), notes
 
 
 class _Loader:
@@ -142,12 +209,25 @@ class _Loader:
     def find_module(self, name: str) -> ModuleInfo | None:
         if name in self.project.modules:
             return self.project.modules[name]
-        for directory in [*self.project.module_path, BUILTIN_MODULES]:
+        info = self._locate(name)
+        if info is not None:
+            self.project.modules[name] = info
+        return info
+
+    def _locate(self, name: str) -> ModuleInfo | None:
+        installed = installed_module(name)
+        if installed is not None:
+            return ModuleInfo(name, installed, False, V2)
+        for directory in self.project.module_path:
             root = directory / name
+            source_tree = root / "inmanta_plugins" / name
+            if (source_tree / "model").is_dir() and (root / "setup.cfg").is_file():
+                return ModuleInfo(name, source_tree, False, V2)
             if root.is_dir() and (root / "model").is_dir():
-                info = ModuleInfo(name, root, directory == BUILTIN_MODULES)
-                self.project.modules[name] = info
-                return info
+                return ModuleInfo(name, root, False, V1)
+        builtin = BUILTIN_MODULES / name
+        if (builtin / "model").is_dir():
+            return ModuleInfo(name, builtin, True, BUILTIN)
         return None
 
     def namespace_file(self, module: ModuleInfo, namespace: str) -> Path | None:
@@ -163,7 +243,8 @@ class _Loader:
         module_name = namespace.split("::")[0]
         module = self.find_module(module_name)
         if module is None:
-            looked = ", ".join(str(p) for p in self.project.module_path) + ", built-in modules"
+            paths = [str(p) for p in self.project.module_path]
+            looked = ", ".join(["installed packages", *paths, "built-in modules"])
             self.diagnostics.error(
                 span, f"could not find module '{module_name}' (looked in: {looked})", "module-not-found"
             )
@@ -191,7 +272,7 @@ class _Loader:
         if module.name in self.checked_modules:
             return self.checked_modules[module.name]
         ok = True
-        if not module.builtin and not any((module.root / f).is_file() for f in MODULE_FILES):
+        if module.kind == V1 and not any((module.root / f).is_file() for f in MODULE_FILES):
             self.diagnostics.error(
                 span, f"module '{module.name}' at {module.root} has no module.yaml", "bad-module"
             )
@@ -253,9 +334,9 @@ def load_project(
         if main is None:
             raise CfLoadError(f"{root} is not a project: it has no main.cf", None, "load")
         raise CfLoadError(f"no such main file: {main_file}", None, "load")
-    name, settings_path, named = _read_project_settings(root)
+    name, settings_path, named, notes = _read_project_settings(root)
     paths = list(module_path) if module_path is not None else settings_path
-    project = Project(root, name, main_file, paths, named=named)
+    project = Project(root, name, main_file, paths, named=named, notes=notes)
     loader = _Loader(project, cache)
     loader.run()
     loader.diagnostics.raise_if_errors()

@@ -43,6 +43,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{project.name}: ok — {len(project.namespaces)} files, {project.total_lines} lines, "
         f"modules: {', '.join(modules)} ({elapsed:.2f} s)"
     )
+    for name in modules:
+        if name in project.modules:
+            print(f"  module {project.modules[name].describe()}")
+    for note in project.notes:
+        print(f"note: {note}", file=sys.stderr)
     return 0
 
 

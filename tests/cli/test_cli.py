@@ -112,7 +112,7 @@ def test_check_reports_every_broken_module(tmp_path: Path) -> None:
         "libs/a/model/_init.cf:1:5: error: unexpected '=' (expected a value, '(', '[', 'not' or '{')  [syntax]\n"
         "libs/b/model/_init.cf:2:1: error: unexpected end of file (expected 'end' to close 'entity B' opened at "
         "libs/b/model/_init.cf:1:1)  [syntax]\n"
-        "main.cf:3:8: error: could not find module 'c' (looked in: libs, built-in modules)  [module-not-found]\n"
+        "main.cf:3:8: error: could not find module 'c' (looked in: installed packages, libs, built-in modules)  [module-not-found]\n"
     )
     assert_no_traceback(result)
 

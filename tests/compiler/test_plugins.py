@@ -172,8 +172,8 @@ def test_a_broken_plugin_file(project: Project) -> None:
     )
     project.write({"project.yml": "name: p\nmodulepath: libs\n"})
     assert error_of(project, "import bad\nx = bad::f()\n") == (
-        "libs/bad/plugins/__init__.py:2:1: error: loading the plugins of module bad failed: RuntimeError: boom"
-        "  [bad-plugin]"
+        "main.cf:2:5: error: namespace bad has no plugin 'f': its Python code failed to load  [bad-plugin]\n"
+        "libs/bad/plugins/__init__.py:2:1: note: loading inmanta_plugins.bad failed: RuntimeError: boom"
     )
 
 

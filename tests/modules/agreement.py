@@ -20,7 +20,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
@@ -83,11 +82,16 @@ class Outcome:
         return "differ"
 
 
+_VERSION = re.compile(r",v=\d+$")
+
+
 def normal(resources: list[dict[str, Any]]) -> list[str]:
+    """Resources comparable whatever the order: ids and requires without their version, requires sorted."""
     out = []
     for resource in resources:
         item = dict(resource)
-        item["requires"] = sorted(item.get("requires") or [])
+        item["id"] = _VERSION.sub("", str(item.get("id")))
+        item["requires"] = sorted(_VERSION.sub("", str(r)) for r in item.get("requires") or [])
         out.append(json.dumps(item, sort_keys=True))
     return sorted(out)
 
@@ -127,15 +131,15 @@ def reference_results(cases: list[corpus.Case], root: Path) -> dict[str, dict[st
 
 
 def our_results(cases: list[corpus.Case], root: Path) -> dict[str, dict[str, Any]]:
-    site = corpus.site_dir()
+    python = corpus.cfmodel_python()
     directories = {
         case.name: corpus.write_project(case, root / "ours" / f"p{n}") for n, case in enumerate(cases)
     }
     out = root / "ours.json"
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(site)])
+    env["PYTHONPATH"] = str(REPO)
     done = subprocess.run(
-        [sys.executable, "-m", "tests.modules.ours", str(out), *map(str, directories.values())],
+        [str(python), "-m", "tests.modules.ours", str(out), *map(str, directories.values())],
         capture_output=True,
         text=True,
         timeout=3600,

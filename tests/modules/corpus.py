@@ -1,10 +1,10 @@
 """The real-module corpus: published Inmanta modules and the projects that use them.
 
-What holds after `prepare()`: the pinned modules' sdists and wheels are downloaded from
-PyPI into ``~/.cache/cfmodel/modules`` (``CFMODEL_MODULES_DIR`` overrides it; nothing of
-them is committed to this repository), the wheels are unpacked into one directory laid
-out as an installed site-packages (``site/inmanta_plugins/<name>/...``) together with the
-third-party packages the modules' Python code imports, and every case is known:
+The pinned modules' sdists and wheels are downloaded from PyPI into
+``~/.cache/cfmodel/modules`` (``CFMODEL_MODULES_DIR`` overrides it; nothing of them is
+committed to this repository); `cfmodel_python()` is a venv where they are installed as
+a user installs them (``pip install inmanta-module-fs``), for cfmodel's side; the cases
+are:
 
 * the models that the modules' own ``tests/`` compile: each ``project.compile(...)`` call
   of an sdist's test files whose model is a string literal (or a name assigned one in the
@@ -23,15 +23,17 @@ both compilers read, and the case's extra files.
 from __future__ import annotations
 
 import ast
+import configparser
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import textwrap
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.compat.inmanta import base_interpreter
 
 # The newest release of each module that installs with inmanta-core 20.1 (Python 3.13).
 MODULES = {
@@ -46,6 +48,7 @@ MODULES = {
 # What the modules' Python code imports besides inmanta (installed for cfmodel's side).
 THIRD_PARTY = ["pydantic>=2,<3", "email_validator>=2,<3", "mitogen==0.3.*"]
 PROJECTS = Path(__file__).parent / "projects"
+REPO = Path(__file__).resolve().parents[2]
 PROJECT_YML = "name: {name}\nmodulepath: libs\ndownloadpath: libs\n"
 
 
@@ -96,25 +99,47 @@ def download(modules: dict[str, str] | None = None) -> Path:
     return folder
 
 
-def site_dir(modules: dict[str, str] | None = None) -> Path:
-    """A site-packages-like folder with the modules installed (from their wheels) and their imports."""
+def cfmodel_requirements() -> list[str]:
+    """cfmodel's own dependencies (``install_requires`` of setup.cfg)."""
+    parser = configparser.ConfigParser()
+    parser.read(REPO / "setup.cfg", encoding="utf-8")
+    lines = parser.get("options", "install_requires", fallback="").splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+def cfmodel_python(modules: dict[str, str] | None = None) -> Path:
+    """A Python 3.13 venv with cfmodel's dependencies and the modules installed (cfmodel itself
+    runs from this checkout, on ``PYTHONPATH``).
+
+    The modules are pip-installed from their wheels without dependencies (their
+    dependencies are inmanta-core and what `THIRD_PARTY` lists): module code then imports
+    cfmodel's stand-in for inmanta's API. Python 3.13 because the newest modules (std 8.7.5)
+    are written for Python >= 3.12, as inmanta-core 20.1 is.
+    """
     modules = modules or MODULES
     folder = download(modules)
-    tag = "-".join(f"{m}{v}" for m, v in sorted(modules.items()))
-    site = cache_dir() / "site" / tag
-    mark = site / ".cfmodel-ready"
-    if mark.is_file():
-        return site
-    shutil.rmtree(site, ignore_errors=True)
-    site.mkdir(parents=True)
-    for module, version in sorted(modules.items()):
-        with zipfile.ZipFile(folder / _artifact(module, version, "wheel")) as wheel:
-            wheel.extractall(site)
-    done = _pip("install", "--target", str(site), *THIRD_PARTY)
-    if done.returncode != 0:
-        raise CorpusError(f"pip install of the modules' imports failed: {done.stderr.strip()[-800:]}")
-    mark.write_text("ready\n", encoding="utf-8")
-    return site
+    wheels = [str(folder / _artifact(m, v, "wheel")) for m, v in sorted(modules.items())]
+    wanted = " ".join([*cfmodel_requirements(), *THIRD_PARTY, *wheels])
+    root = cache_dir() / "cfmodel-venv"
+    python = root / "bin" / "python"
+    mark = root / ".cfmodel-ready"
+    if python.exists() and mark.is_file() and mark.read_text(encoding="utf-8").strip() == wanted:
+        return python
+    base = base_interpreter()
+    if base is None:
+        raise CorpusError("no Python >= 3.13 found (pyenv versions, PATH) for the modules' code")
+    shutil.rmtree(root, ignore_errors=True)
+    steps = [
+        [str(base), "-m", "venv", str(root)],
+        [str(python), "-m", "pip", "install", "-q", *cfmodel_requirements(), *THIRD_PARTY],
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", *wheels],
+    ]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            raise CorpusError(f"{' '.join(step[:5])} ... failed: {done.stderr.strip()[-800:]}")
+    mark.write_text(wanted + "\n", encoding="utf-8")
+    return python
 
 
 def sources(modules: dict[str, str] | None = None) -> dict[str, Path]:

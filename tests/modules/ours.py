@@ -1,7 +1,8 @@
 """cfmodel's side of the module corpus: compile each project, record instances and resources.
 
-Run as ``python -m tests.modules.ours OUT.json PROJECT...`` with the corpus's site folder
-on ``PYTHONPATH`` (the modules installed as Python packages, as after ``pip install``).
+Run as ``python -m tests.modules.ours OUT.json PROJECT...`` by the interpreter of
+`tests.modules.corpus.cfmodel_python` (the modules installed as Python packages, as after
+``pip install``), with this checkout on ``PYTHONPATH``.
 Each project is compiled in a forked child (a crash or a hang costs that project only:
 60 s each); per project ``{"ok", "error", "message", "instances", "resources"}``, in the
 reference's format (`tests.modules.reference`). Anything but a `CfModelError` is recorded
@@ -21,6 +22,7 @@ from typing import Any
 from cfmodel.errors import CfCompileError, CfModelError
 from cfmodel.pipeline import CompileResult, compile_project
 from cfmodel.plugins import Unknown
+from cfmodel.transforms.cf.export import export_resources
 from cfmodel.transforms.cf.refine.values import ATTR, Instance, ListVar, OptVar, Var
 
 LIMIT_SECONDS = 60
@@ -65,10 +67,9 @@ def _plain(value: Any, ids: dict[int, int]) -> Any:
     return value
 
 
-def resources_of(result: CompileResult) -> list[dict[str, Any]] | None:
-    """The exported resources, as ``cfmodel export`` lists them (None: not exported yet)."""
-    del result
-    return None
+def resources_of(result: CompileResult) -> list[dict[str, Any]]:
+    """The exported resources, as ``cfmodel export`` writes them."""
+    return json.loads(export_resources(result).json_bytes())  # type: ignore[no-any-return]
 
 
 def compile_one(path: Path) -> dict[str, Any]:

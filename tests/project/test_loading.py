@@ -101,7 +101,7 @@ def test_missing_module_and_namespace_are_reported_together(tmp_path: Path) -> N
         **module("a", {"_init.cf": ""}),
     }
     assert errors_of(make_project(tmp_path, files)) == (
-        "{dir}/main.cf:1:8: error: could not find module 'nothere' (looked in: {dir}/libs, built-in modules)"
+        "{dir}/main.cf:1:8: error: could not find module 'nothere' (looked in: installed packages, {dir}/libs, built-in modules)"
         "  [module-not-found]\n"
         "{dir}/main.cf:2:8: error: namespace 'a::missing' not found: module 'a' has no model/missing.cf "
         "nor model/missing/_init.cf  [namespace-not-found]"

@@ -1,9 +1,26 @@
-"""Plugins at run time: loading a module's ``plugins/`` package, checked calls.
+"""Plugins at run time: loading a module's Python code, checked calls.
 
-A module's plugins are loaded the first time the model calls one of them: the
-module's ``plugins/__init__.py`` (and, for a namespace ``mod::a``, ``plugins/a.py`` or
-``plugins/a/__init__.py``) is executed as a fresh Python module; every function in it
-marked with `cfmodel.plugins.plugin` becomes a function of that namespace.
+A module's plugins are loaded the first time the model calls one of them: its Python
+package is imported under its real name ``inmanta_plugins.<module>``, with every
+submodule, as inmanta does (`cfmodel.moduleimport`: v2 modules are installed packages,
+v1 modules' ``plugins/`` and the built-in modules are served from their directories;
+``import inmanta`` gives inmanta-core when it is installed, else cfmodel's stand-in).
+Every function marked as a plugin (``@plugin`` of `cfmodel.plugins` or of
+``inmanta.plugins``) becomes a function of the namespace of its Python module
+(``inmanta_plugins.fs`` → ``fs``, ``inmanta_plugins.fs.sub`` → ``fs::sub``). A Python file
+that fails to import, or a plugin whose signature cannot be used, is reported when the
+model calls a plugin it would have defined, not before: the module's other plugins work.
+
+When the real ``std`` is used (installed or on the module path), the plugins that in
+inmanta reach into the compiler or the server (`NATIVE_STD`: ``template``, ``file``,
+``source``, ``getfact``, the environment and server family, …) are replaced by cfmodel's
+own implementations of the built-in std, which behave as inmanta's do.
+
+Signatures follow inmanta's rules: a parameter whose default is None accepts null
+whatever its annotation says; ``*args`` and ``**kwargs`` take extra arguments, each
+checked against the annotation; annotations are language types as strings (``"any"``,
+``"std::Entity"``, ``"string[]"``) or Python types (``list[str]``, ``Mapping[str, X]``,
+``Sequence[X]``, ``X | None``, ``Annotated[X, "lang"]``).
 
 A call binds the arguments like Python does (positional, keyword, ``**dict``), checks
 each against its annotation (a language type, resolved in the plugin's namespace),
@@ -15,10 +32,9 @@ cause and the line that raised it as a note.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
+import collections.abc
+import importlib
 import inspect
-import sys
 import threading
 import traceback
 import types
@@ -28,10 +44,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from cfmodel import moduleimport
 from cfmodel.errors import CfModelError, Note, Span
 from cfmodel.grammars import nodes
-from cfmodel.plugins import PLUGIN_ATTRIBUTE, Context, PluginError, PluginSpec, Unknown
-from cfmodel.project import BUILTIN_MODULES
+from cfmodel.plugins import (
+    PLUGIN_ATTRIBUTE,
+    CompilerException,
+    Context,
+    NoneValue,
+    PluginError,
+    PluginSpec,
+    Unknown,
+    UnknownException,
+)
+from cfmodel.project import BUILTIN, BUILTIN_MODULES, ModuleInfo
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, kind_of, show
 from cfmodel.transforms.cf.refine.frames import Frame
@@ -87,16 +113,26 @@ def _python_type(annotation: object) -> str | None:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
-        extra = [a for a in args[1:] if isinstance(a, str)]
-        return extra[0] if extra else _python_type(args[0])
-    if origin is list:
+        for extra in args[1:]:
+            if isinstance(extra, str):
+                return extra
+            if typing.get_origin(extra) is typing.Annotated:  # ModelType["x"] inside Annotated
+                return _python_type(extra)
+        return _python_type(args[0])
+    if origin in (list, collections.abc.Sequence, collections.abc.Iterable, collections.abc.Collection):
         if len(args) == 1:
             element = _python_type(args[0])
             if element in _ELEMENT_TYPES:
                 return f"{element}[]"
         return "list"
-    if origin is dict:
+    if origin in (dict, collections.abc.Mapping, collections.abc.MutableMapping):
         return "dict"
+    if annotation in (collections.abc.Sequence, collections.abc.Iterable, tuple):
+        return "list"
+    if annotation is collections.abc.Mapping:
+        return "dict"
+    if isinstance(origin, type) and hasattr(origin, "__class_getitem__") and origin.__module__ != "builtins":
+        return "any"  # a generic class of module code (inmanta's Reference[str]): any value
     if origin is typing.Union or origin is types.UnionType:
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1 and len(args) == 2:
@@ -116,11 +152,32 @@ def _hashable(value: object) -> bool:
     return True
 
 
-# The plugin modules loaded in this process, by file (and its mtime): Python modules are
-# process-wide (sys.modules), so this is too; a lock keeps two compiles in two threads from
-# loading one file twice. Keyed by path, never by id(): nothing of one compile stays here.
-_LOADED: dict[Path, tuple[float, ModuleType]] = {}
+# Python modules are process-wide (sys.modules): one lock keeps two compiles in two threads
+# from activating and loading module code at the same time.
 _LOADING = threading.RLock()
+
+#: Plugins of the real std answered by cfmodel's built-in std (they reach into inmanta's compiler or server).
+NATIVE_STD = frozenset(
+    {
+        "template",
+        "file",
+        "source",
+        "getfact",
+        "environment",
+        "environment_name",
+        "environment_server",
+        "server_ca",
+        "server_ssl",
+        "server_token",
+        "server_port",
+        "get_env",
+        "get_env_int",
+        "is_instance",
+        "generate_password",
+        "password",
+    }
+)
+BUILTIN_PLUGINS = "cfmodel.modules.{}.plugins"
 
 
 class PluginType:
@@ -148,12 +205,17 @@ class Plugin:
         function = spec.function
         self.function = function
         signature = inspect.signature(function)
+        self.full_signature = signature
         self.context_param: str | None = None
         self.var_keyword: str | None = None
+        self.var_positional: str | None = None
+        self.nullable: frozenset[str] = frozenset(
+            name for name, param in signature.parameters.items() if param.default is None
+        )
         params = []
         for param in signature.parameters.values():
             if param.kind == param.VAR_POSITIONAL:
-                raise TypeError(f"plugin {self.qname}: *args is not supported")
+                self.var_positional = param.name
             if param.kind == param.VAR_KEYWORD:
                 self.var_keyword = param.name
             annotation = param.annotation
@@ -177,81 +239,99 @@ class PluginRuntime:
         self.ev = ev
         self.registries: dict[str, dict[str, Plugin]] = {}
         self.call_cache: dict[int, Plugin] = {}
+        self.loaded: set[str] = set()
+        self.broken: dict[str, str] = {}  # ns::name -> why the plugin cannot be used
+        self.failures: dict[str, list[moduleimport.LoadFailure]] = {}  # module -> files that failed
+        self._modules: dict[str, ModuleInfo] | None = None
 
     # -- loading
 
-    def module_root(self, module: str) -> Path | None:
-        project = self.ev.project
-        if project is not None and module in project.modules:
-            return project.modules[module].root
-        builtin = BUILTIN_MODULES / module
-        return builtin if builtin.is_dir() else None
+    def modules(self) -> dict[str, ModuleInfo]:
+        if self._modules is None:
+            project = self.ev.project
+            self._modules = dict(project.modules) if project is not None else {}
+            with _LOADING:
+                moduleimport.activate(self._modules, project.root if project is not None else None)
+        return self._modules
 
-    def registry(self, namespace: str) -> dict[str, Plugin]:
-        found = self.registries.get(namespace)
+    def module_info(self, module: str) -> ModuleInfo | None:
+        found = self.modules().get(module)
         if found is not None:
             return found
-        registry: dict[str, Plugin] = {}
-        self.registries[namespace] = registry
-        module, *rest = namespace.split("::")
-        root = self.module_root(module)
-        if root is None:
-            return registry
-        plugins_dir = root / "plugins"
-        if not rest:
-            path = plugins_dir / "__init__.py"
-        else:
-            base = plugins_dir.joinpath(*rest)
-            path = base.with_suffix(".py") if base.with_suffix(".py").is_file() else base / "__init__.py"
-        if not path.is_file():
-            return registry
-        python_module = self._load(path, plugins_dir, module, rest)
-        for value in list(vars(python_module).values()):
-            spec = getattr(value, PLUGIN_ATTRIBUTE, None)
-            if isinstance(spec, PluginSpec) and spec.function is value:
+        builtin = BUILTIN_MODULES / module
+        return ModuleInfo(module, builtin, True, BUILTIN) if builtin.is_dir() else None
+
+    def module_root(self, module: str) -> Path | None:
+        info = self.module_info(module)
+        return info.root if info is not None else None
+
+    def registry(self, namespace: str) -> dict[str, Plugin]:
+        module = namespace.split("::")[0]
+        if module not in self.loaded:
+            self.loaded.add(module)
+            with _LOADING:
+                self._load_module(module)
+        return self.registries.setdefault(namespace, {})
+
+    def _load_module(self, module: str) -> None:
+        info = self.module_info(module)
+        if info is None:
+            return
+        if info.kind == BUILTIN:
+            python_modules = [importlib.import_module(BUILTIN_PLUGINS.format(module))]
+            self._collect(python_modules, info, lambda _: module)
+            return
+        python_modules, failures = moduleimport.load_module_code(info)
+        self.failures[module] = failures
+        package = f"{moduleimport.PACKAGE}.{module}"
+
+        def namespace_of(python_name: str) -> str:
+            rest = python_name[len(package) :].strip(".")
+            return module + ("::" + rest.replace(".", "::") if rest else "")
+
+        self._collect(python_modules, info, namespace_of)
+        if module == "std":
+            native = importlib.import_module(BUILTIN_PLUGINS.format("std"))
+            registry = self.registries.setdefault("std", {})
+            for value in vars(native).values():
+                spec = getattr(value, PLUGIN_ATTRIBUTE, None)
+                if isinstance(spec, PluginSpec) and spec.function is value and spec.name in NATIVE_STD:
+                    registry[spec.name] = Plugin(
+                        spec, "std", "std", _defined_in(value, Path(native.__file__ or ""))
+                    )
+                    self.broken.pop(f"std::{spec.name}", None)
+
+    def _collect(
+        self, python_modules: list[ModuleType], info: ModuleInfo, namespace_of: Callable[[str], str]
+    ) -> None:
+        module = info.name
+        for python_module in python_modules:
+            namespace = namespace_of(python_module.__name__)
+            registry = self.registries.setdefault(namespace, {})
+            file = moduleimport.label_of(getattr(python_module, "__file__", None), info)
+            for value in list(vars(python_module).values()):
+                spec = getattr(value, PLUGIN_ATTRIBUTE, None)
+                if not isinstance(spec, PluginSpec) or spec.function is not value:
+                    continue
+                if getattr(value, "__module__", None) != python_module.__name__:
+                    continue  # imported from another module: registered there
                 try:
-                    registry[spec.name] = Plugin(spec, namespace, module, _defined_in(value, path))
-                except TypeError as error:
-                    raise fail(str(error), Span(str(path), 1, 1, 1, 1), "bad-plugin") from None
-        return registry
+                    registry[spec.name] = Plugin(spec, namespace, module, _defined_in(value, file))
+                except (TypeError, ValueError) as error:
+                    self.broken[f"{namespace}::{spec.name}"] = str(error)
 
-    def _load(self, path: Path, plugins_dir: Path, module: str, rest: list[str]) -> ModuleType:
-        with _LOADING:
-            return self._load_once(path, plugins_dir, module, rest)
-
-    def _load_once(self, path: Path, plugins_dir: Path, module: str, rest: list[str]) -> ModuleType:
-        resolved = path.resolve()
-        try:
-            mtime = resolved.stat().st_mtime
-        except OSError:
-            mtime = 0.0
-        cached = _LOADED.get(resolved)
-        if cached is not None and cached[0] == mtime:
-            return cached[1]
-        token = hashlib.sha256(str(plugins_dir.resolve()).encode()).hexdigest()[:10]
-        package = f"cfmodel_plugins_{module}_{token}"
-        if rest and (plugins_dir / "__init__.py").is_file():
-            self._load(plugins_dir / "__init__.py", plugins_dir, module, [])  # the package first
-        name = package if not rest else package + "." + ".".join(rest)
-        is_package = path.name == "__init__.py"
-        locations = [str(path.parent)] if is_package else None
-        spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=locations)
-        if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
-            raise fail(f"cannot load plugins from {path}", Span(str(path), 1, 1, 1, 1), "bad-plugin")
-        python_module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = python_module
-        try:
-            spec.loader.exec_module(python_module)
-        except Exception as error:
-            sys.modules.pop(name, None)
-            line = _raised_line(error, str(path))
-            raise fail(
-                f"loading the plugins of module {module} failed: {type(error).__name__}: {error}",
-                Span(str(path), line or 1, 1, line or 1, 1),
-                "bad-plugin",
-            ) from error
-        _LOADED[resolved] = (mtime, python_module)
-        return python_module
+    def _not_found_notes(self, namespace: str) -> list[Note]:
+        notes = []
+        for failure in self.failures.get(namespace.split("::")[0], []):
+            error = failure.error
+            line = _raised_line(error, str(failure.file)) or 1
+            notes.append(
+                Note(
+                    Span(str(failure.file), line, 1, line, 1),
+                    f"loading {failure.module} failed: {type(error).__name__}: {error}",
+                )
+            )
+        return notes
 
     def find(self, name: str, ns: p.LinkedNamespace, span: Span) -> Plugin:
         prefix, _, local = name.rpartition("::")
@@ -265,6 +345,13 @@ class PluginRuntime:
                 )
             plugin = self.registry(target).get(local)
             if plugin is None:
+                broken = self.broken.get(f"{target}::{local}")
+                if broken is not None:
+                    raise fail(f"plugin {target}::{local} cannot be used: {broken}", span, "bad-plugin")
+                notes = self._not_found_notes(target)
+                if notes:
+                    message = f"namespace {target} has no plugin '{local}': its Python code failed to load"
+                    raise fail(message, span, "bad-plugin", notes)
                 raise fail(f"namespace {target} has no plugin '{local}'", span, "unknown-plugin")
             return plugin
         current = ns.name
@@ -327,28 +414,40 @@ class PluginRuntime:
         call_args: dict[str, Any] = {}
         for name, value in bound.arguments.items():
             declared = types.get(name)
+            what = f"argument '{name}' of plugin {plugin.qname}"
             if name == plugin.var_keyword:
-                checked = {}
-                for key, item in value.items():
-                    if declared is not None:
-                        item = self._check(declared, item, span, f"argument '{key}' of plugin {plugin.qname}")
-                    checked[key] = to_python(self.ev, item)
-                call_args.update(checked)
-                continue
-            if declared is not None:
-                value = self._check(declared, value, span, f"argument '{name}' of plugin {plugin.qname}")
-            call_args[name] = to_python(self.ev, value)
+                call_args[name] = {
+                    key: to_python(self.ev, self._check_param(plugin, declared, name, item, span, what))
+                    for key, item in value.items()
+                }
+            elif name == plugin.var_positional:
+                call_args[name] = tuple(
+                    to_python(self.ev, self._check_param(plugin, declared, name, item, span, what))
+                    for item in value
+                )
+            else:
+                call_args[name] = to_python(
+                    self.ev, self._check_param(plugin, declared, name, value, span, what)
+                )
         if plugin.context_param is not None:
             call_args[plugin.context_param] = Context(_Backend(self, frame, task, span, plugin))
+        full = inspect.BoundArguments(
+            plugin.full_signature,
+            {name: call_args[name] for name in plugin.full_signature.parameters if name in call_args},
+        )
         try:
-            result = plugin.function(**call_args)
+            result = plugin.function(*full.args, **full.kwargs)
         except Blocked:
             raise
+        except UnknownException:
+            return Unknown(span)
         except CfModelError as error:
             if error.span is None:
                 error.span = span
             raise
         except PluginError as error:
+            raise fail(f"{plugin.qname}: {error}", span, "plugin-error") from error
+        except CompilerException as error:
             raise fail(f"{plugin.qname}: {error}", span, "plugin-error") from error
         except Exception as error:
             line = _raised_line(error, inspect.getsourcefile(plugin.function) or "")
@@ -360,6 +459,13 @@ class PluginRuntime:
         if plugin.return_type is not None and not isinstance(returned, Unknown):
             returned = self._check(plugin.return_type, returned, span, f"the result of plugin {plugin.qname}")
         return returned
+
+    def _check_param(
+        self, plugin: Plugin, declared: PluginType | None, name: str, value: Any, span: Span, what: str
+    ) -> Any:
+        if declared is None or (value is None and name in plugin.nullable):
+            return value  # inmanta: a parameter whose default is None takes null
+        return self._check(declared, value, span, what)
 
     def _types(self, plugin: Plugin, span: Span) -> dict[str, PluginType]:
         if plugin.types is not None:
@@ -495,12 +601,80 @@ class _Backend:
         return call
 
 
+class AttributeView:
+    """An attribute as inmanta's API shows it (``inmanta.ast.attribute.Attribute``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def get_name(self) -> str:
+        return self.name
+
+
+class RelationView(AttributeView):
+    """A relation end (``inmanta.ast.attribute.RelationAttribute``)."""
+
+    __slots__ = ()
+
+
+class EntityView:
+    """An entity as inmanta's API shows it to plugin code (``proxy._type()``)."""
+
+    __slots__ = ("entity",)
+
+    def __init__(self, entity: p.EntityType) -> None:
+        self.entity = entity
+
+    @property
+    def name(self) -> str:
+        return self.entity.name
+
+    def get_full_name(self) -> str:
+        return self.entity.qualified_name
+
+    def get_all_parent_names(self) -> list[str]:
+        return [e.qualified_name for e in self.entity.mro[1:]]
+
+    def get_all_attribute_names(self) -> list[str]:
+        return [*self.entity.all_attributes, *self.entity.all_relations]
+
+    def get_attribute(self, name: str) -> AttributeView | None:
+        if name in self.entity.all_attributes:
+            return AttributeView(name)
+        if name in self.entity.all_relations:
+            return RelationView(name)
+        return None
+
+    def get_attributes(self) -> dict[str, AttributeView]:
+        own = self.entity
+        views: dict[str, AttributeView] = {name: AttributeView(name) for name in own.attributes}
+        views.update({name: RelationView(name) for name in own.relations})
+        return views
+
+    def is_subclass(self, other: EntityView) -> bool:
+        return self.entity.is_subtype_of(other.entity)
+
+    def __str__(self) -> str:
+        return self.entity.qualified_name
+
+    def __repr__(self) -> str:
+        return self.entity.qualified_name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EntityView) and other.entity is self.entity
+
+    def __hash__(self) -> int:
+        return id(self.entity)
+
+
 class InstanceProxy:
     """An entity instance as plugins and templates see it: attributes read-only."""
 
     __slots__ = ("_ev", "_instance")
 
-    def __init__(self, instance: Instance, ev: Evaluator) -> None:
+    def __init__(self, instance: Instance, ev: Evaluator | None = None, **_: Any) -> None:
         object.__setattr__(self, "_instance", instance)
         object.__setattr__(self, "_ev", ev)
 
@@ -509,8 +683,38 @@ class InstanceProxy:
         slot = instance.slot(name)
         if slot is None:
             raise AttributeError(f"{instance.info.qname} has no attribute or relation '{name}'")
-        value = slot.get()
+        final = object.__getattribute__(self, "_ev") is None  # after the compile: every slot is final
+        value = _final_value(slot) if final else slot.get()
+        if isinstance(value, Unknown):
+            raise UnknownException(value)  # as inmanta's proxy: the plugin call gives Unknown
         return to_python(object.__getattribute__(self, "_ev"), value)
+
+    def _type(self) -> EntityView:
+        """inmanta's ``DynamicProxy._type()``: the instance's entity."""
+        instance: Instance = object.__getattribute__(self, "_instance")
+        return EntityView(instance.info.entity)
+
+    def _get_instance(self) -> Instance:
+        instance: Instance = object.__getattribute__(self, "_instance")
+        return instance
+
+    @classmethod
+    def unwrap(cls, item: Any, **_: Any) -> Any:
+        """inmanta's ``DynamicProxy.unwrap``: proxies to instances, None to `NoneValue`."""
+        if item is None:
+            return NoneValue()
+        return from_python(item)
+
+    @classmethod
+    def return_value(cls, value: Any, **_: Any) -> Any:
+        """inmanta's ``DynamicProxy.return_value``: a value as plugins see it."""
+        if isinstance(value, NoneValue):
+            return None
+        if isinstance(value, Unknown):
+            raise UnknownException(value)
+        if type(value) is Instance:
+            return InstanceProxy(value)
+        return value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("entity instances are read-only in plugins")
@@ -535,7 +739,14 @@ class InstanceProxy:
         return instance.info.qname
 
 
-def to_python(ev: Evaluator, value: Any) -> Any:
+def _final_value(slot: Any) -> Any:
+    items = getattr(slot, "items", None)
+    if items is not None:
+        return list(items)
+    return slot.value
+
+
+def to_python(ev: Evaluator | None, value: Any) -> Any:
     """A language value as plugins receive it (instances wrapped)."""
     kind = type(value)
     if kind is Instance:
@@ -550,13 +761,14 @@ def to_python(ev: Evaluator, value: Any) -> Any:
 
 
 def from_python(value: Any) -> Any:
-    """A plugin's result as a language value (proxies unwrapped, tuples as lists)."""
-    kind = type(value)
-    if kind is InstanceProxy:
+    """A plugin's result as a language value (proxies unwrapped, tuples as lists, NoneValue as null)."""
+    if isinstance(value, InstanceProxy):
         return object.__getattribute__(value, "_instance")
-    if kind is list or kind is tuple:
+    if isinstance(value, NoneValue):
+        return None
+    if isinstance(value, list | tuple):
         return [from_python(v) for v in value]
-    if kind is dict:
+    if isinstance(value, dict):
         return {str(k): from_python(v) for k, v in value.items()}
     return value
 

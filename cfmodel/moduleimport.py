@@ -1,0 +1,221 @@
+"""Module Python code under its real names: ``inmanta_plugins.<module>`` and ``import inmanta``.
+
+After `activate(modules)` for a compile:
+
+* every module of the project is importable as ``inmanta_plugins.<name>`` (so modules import
+  each other's code, ``import inmanta_plugins.std``): v2 modules are installed packages and
+  import as usual; v1 modules (``<module>/plugins/``) and cfmodel's built-in modules are
+  served from their directories by `ModuleFinder`, which sits *last* on ``sys.meta_path``
+  (an installed package always wins). Code imported for an earlier compile whose module is
+  now another directory, or whose files changed, is dropped from ``sys.modules`` first;
+* ``import inmanta`` works: the real inmanta-core when it is importable, else cfmodel's
+  stand-in for its compile-time API (``cfmodel/shim/inmanta/``: ``inmanta.plugins``,
+  ``inmanta.execute.util``, ``inmanta.execute.proxy``, ``inmanta.ast``,
+  ``inmanta.resources``, ``inmanta.export``, ``inmanta.agent.handler``, …), served under
+  the name ``inmanta``. Deploy-time classes (handlers, agents) import there, and refuse to
+  run: cfmodel never deploys.
+
+`load_module_code(name)` imports ``inmanta_plugins.<name>`` and all its submodules, as
+inmanta does when it loads a module, and reports the ones that failed (a failure costs
+the plugins of that file, not the module's or the compile's).
+
+Plugins are trusted code: they run in the compiling process with its rights.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from cfmodel.project import V2, ModuleInfo
+
+PACKAGE = "inmanta_plugins"
+SHIM_ROOT = Path(__file__).parent / "shim"
+#: Directories inside a module's Python package that hold no Python code of it.
+NOT_CODE = frozenset({"model", "templates", "files", "__pycache__", "tests"})
+
+
+@dataclass
+class LoadFailure:
+    """A Python file of a module that could not be imported."""
+
+    module: str  # the Python module name (inmanta_plugins.x.y)
+    file: Path
+    error: BaseException
+
+
+@dataclass
+class _State:
+    modules: dict[str, ModuleInfo] = field(default_factory=dict)
+    project_root: Path | None = None
+
+
+_state = _State()
+
+
+def current_modules() -> dict[str, ModuleInfo]:
+    """The modules of the compile that activated the finder (the stand-in's ``Project.get()``)."""
+    return _state.modules
+
+
+def current_project_root() -> Path | None:
+    return _state.project_root
+
+
+class ModuleFinder(importlib.abc.MetaPathFinder):
+    """Serves v1 and built-in modules' code as ``inmanta_plugins.*`` and the ``inmanta`` stand-in."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        parts = fullname.split(".")
+        if parts[0] == "inmanta":
+            return _file_spec(fullname, SHIM_ROOT.joinpath(*parts))
+        if parts[0] != PACKAGE:
+            return None
+        if len(parts) == 1:  # no v2 module installed yet: a namespace package kept up to date by activate()
+            spec = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
+            spec.submodule_search_locations = _package_dirs()
+            return spec
+        info = _state.modules.get(parts[1])
+        if info is None or info.kind == V2:
+            return None
+        base = info.plugin_dir.resolve().joinpath(*parts[2:])
+        return _file_spec(fullname, base, package_dir=len(parts) == 2)
+
+
+def _file_spec(fullname: str, base: Path, package_dir: bool = False) -> importlib.machinery.ModuleSpec | None:
+    init = base / "__init__.py"
+    if init.is_file() or (package_dir and base.is_dir()):
+        if not init.is_file():  # a v1 module without plugins/__init__.py: an empty package
+            spec = importlib.machinery.ModuleSpec(fullname, None, is_package=True)
+            spec.submodule_search_locations = [str(base)]
+            return spec
+        return importlib.util.spec_from_file_location(fullname, init, submodule_search_locations=[str(base)])
+    source = base.with_suffix(".py")
+    if source.is_file():
+        return importlib.util.spec_from_file_location(fullname, source)
+    return None
+
+
+_FINDER = ModuleFinder()
+
+
+def activate(modules: dict[str, ModuleInfo], project_root: Path | None = None) -> None:
+    """Make *modules* the ones ``inmanta_plugins.<name>`` means (see the module docstring)."""
+    _state.modules = dict(modules)
+    _state.project_root = project_root
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)
+    package = sys.modules.get(PACKAGE)
+    locations = getattr(package, "__path__", None)
+    if isinstance(locations, list):  # made by ModuleFinder: see v2 modules installed since
+        locations[:] = _package_dirs()
+    for name, info in modules.items():
+        _drop_stale(f"{PACKAGE}.{name}", info.plugin_dir)
+
+
+def _package_dirs() -> list[str]:
+    candidates = [Path(entry or ".") / PACKAGE for entry in sys.path]
+    return [str(candidate) for candidate in candidates if candidate.is_dir()]
+
+
+def _drop_stale(package: str, directory: Path) -> None:
+    loaded = sys.modules.get(package)
+    if loaded is None:
+        return
+    stale = _origin_dir(loaded) != directory.resolve()
+    if not stale:
+        for name, module in list(sys.modules.items()):
+            if name == package or name.startswith(package + "."):
+                stale = stale or _changed(module)
+    if stale:
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+
+def _origin_dir(module: ModuleType) -> Path | None:
+    locations = list(getattr(module, "__path__", []) or [])
+    if locations:
+        return Path(locations[0]).resolve()
+    return None
+
+
+_MTIMES: dict[str, float] = {}
+
+
+def _changed(module: ModuleType) -> bool:
+    file = getattr(module, "__file__", None)
+    if not file:
+        return False
+    try:
+        mtime = Path(file).stat().st_mtime
+    except OSError:
+        return True
+    known = _MTIMES.setdefault(file, mtime)
+    if known != mtime:
+        _MTIMES[file] = mtime
+        return True
+    return False
+
+
+def python_files(info: ModuleInfo) -> list[str]:
+    """The Python module names of a module's code, package first, as inmanta imports them."""
+    root = info.plugin_dir
+    base = f"{PACKAGE}.{info.name}"
+    names = [base]
+    if not root.is_dir():
+        return names
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative.parts[0] in NOT_CODE or any(
+            not part.isidentifier() for part in relative.with_suffix("").parts
+        ):
+            continue
+        if relative.name == "__init__.py":
+            dotted = ".".join(relative.parts[:-1])
+        else:
+            dotted = ".".join(relative.with_suffix("").parts)
+        if dotted:
+            names.append(f"{base}.{dotted}")
+    return names
+
+
+def load_module_code(info: ModuleInfo) -> tuple[list[ModuleType], list[LoadFailure]]:
+    """Import a module's package and every submodule; the loaded ones and the failures."""
+    loaded: list[ModuleType] = []
+    failures: list[LoadFailure] = []
+    for name in python_files(info):
+        try:
+            loaded.append(importlib.import_module(name))
+        except BaseException as error:  # plugin code is foreign: anything may come out of it
+            if isinstance(error, KeyboardInterrupt | SystemExit):
+                raise
+            spec_file = _file_of(name, info)
+            failures.append(LoadFailure(name, spec_file, error))
+            if name == f"{PACKAGE}.{info.name}":
+                break  # without its package, none of its submodules imports
+    return loaded, failures
+
+
+def label_of(file: str | None, info: ModuleInfo) -> Path:
+    """A module's Python file named as the project names the module (relative stays relative)."""
+    path = Path(file or info.plugin_dir)
+    try:
+        return info.plugin_dir / path.resolve().relative_to(info.plugin_dir.resolve())
+    except ValueError:
+        return path
+
+
+def _file_of(name: str, info: ModuleInfo) -> Path:
+    parts = name.split(".")[2:]
+    base = info.plugin_dir.joinpath(*parts)
+    return base / "__init__.py" if (base / "__init__.py").is_file() else base.with_suffix(".py")

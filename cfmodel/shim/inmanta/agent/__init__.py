@@ -1,0 +1,1 @@
+"""``inmanta.agent``: deploy-time only; its modules import so that module code loads."""

@@ -1,0 +1,1 @@
+"""``inmanta.execute``: `util` (Unknown, NoneValue) and `proxy` (instances as plugins see them)."""

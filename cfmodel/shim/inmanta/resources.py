@@ -1,0 +1,36 @@
+"""``inmanta.resources``: `resource`, `Resource` and its kinds, `Id`, `to_id` (from `cfmodel.resources`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfmodel.resources import (
+    DiscoveryResource,
+    Id,
+    IgnoreResourceException,
+    ManagedResource,
+    PurgeableResource,
+    Resource,
+    ResourceException,
+    ResourceNotFoundExcpetion,
+    resource,
+)
+from cfmodel.transforms.cf.export import resource_id_of
+
+__all__ = [
+    "DiscoveryResource",
+    "Id",
+    "IgnoreResourceException",
+    "ManagedResource",
+    "PurgeableResource",
+    "Resource",
+    "ResourceException",
+    "ResourceNotFoundExcpetion",
+    "resource",
+    "to_id",
+]
+
+
+def to_id(entity: Any) -> str | None:
+    """The resource id (with version) of an instance whose entity is a resource, else None."""
+    return resource_id_of(entity)
