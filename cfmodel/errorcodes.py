@@ -161,7 +161,9 @@ _ALL: list[ErrorCode] = [
     ),
     *_table(
         Category.PLUGINS,
-        ("bad-plugin", "a plugin's type annotation names an unknown type"),
+        ("bad-plugin", "a plugin cannot be used: its annotation, signature or Python file is wrong"),
+        ("duplicate-resource", "two instances export a resource with the same id"),
+        ("export-error", "a resource's field mapper or a dependency manager failed while exporting"),
         ("plugin-arguments", "a plugin is called with arguments its signature does not accept"),
         ("plugin-error", "a plugin raised an error"),
         ("plugin-type", "a plugin's argument or result does not have its declared type"),
