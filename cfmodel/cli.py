@@ -20,6 +20,10 @@ from cfmodel.errors import CfModelError, CfUsageError
 
 EXIT_OK, EXIT_USER_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
+#: Options whose value may start with "-" (Hiera's usual knockout prefix is "--"): argparse
+#: takes such a value for another option, and Python 3.11's drops a "--" value altogether.
+DASH_VALUE_OPTIONS = ("--knock-out-prefix",)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -36,9 +40,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def shield_dash_values(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """``argv`` with the values of ``DASH_VALUE_OPTIONS`` replaced by placeholders argparse
+    leaves alone (``--knock-out-prefix=--`` and ``--knock-out-prefix --`` alike), and the
+    values behind the placeholders."""
+    shielded: list[str] = []
+    values: dict[str, str] = {}
+    pending = False
+    for arg in argv:
+        if pending:
+            placeholder = f"\x00{len(values)}"
+            values[placeholder] = arg
+            shielded.append(placeholder)
+            pending = False
+            continue
+        option, equals, value = arg.partition("=")
+        if option in DASH_VALUE_OPTIONS and equals:
+            placeholder = f"\x00{len(values)}"
+            values[placeholder] = value
+            shielded.append(f"{option}={placeholder}")
+        else:
+            pending = arg in DASH_VALUE_OPTIONS
+            shielded.append(arg)
+    return shielded, values
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, with option values that start with "-" kept as given."""
+    shielded, values = shield_dash_values(argv)
+    args = parser.parse_args(shielded)
+    for name, value in vars(args).items():
+        if isinstance(value, str) and value in values:
+            setattr(args, name, values[value])
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_arguments(parser, sys.argv[1:] if argv is None else argv)
     func: Command = args.func
     try:
         return func(args)

@@ -3,13 +3,17 @@
 Facts come from ``--fact k=v`` (repeatable; a value is YAML-typed, so ``--fact
 cores=4`` is the integer 4 and ``--fact name=web1`` a string) and ``--facts FILE``
 (a JSON or YAML mapping). Later sources win: the file first, then each ``--fact``
-in order.
+in order. ``--node NAME`` is the node's certname (``puppet lookup --node``) and
+``--trusted-facts FILE`` its certificate's data (``certname``, ``extensions``): together
+with the fact ``clientcert`` they make the ``trusted`` hash (``%{trusted.certname}``), which
+a fact cannot set (``cfmodel.transforms.bindings.trusted``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +21,7 @@ import yaml
 
 from cfmodel.cache import ParseCache
 from cfmodel.errors import CfUsageError
+from cfmodel.transforms.bindings.trusted import TrustedError, with_trusted
 
 
 def parse_cache(args: argparse.Namespace) -> ParseCache | None:
@@ -42,6 +47,12 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--environment", metavar="NAME", help="the environment the caller asks for ($agent_environment)"
     )
+    group.add_argument(
+        "--node", metavar="NAME", help="the node's certname (trusted.certname), as puppet lookup"
+    )
+    group.add_argument(
+        "--trusted-facts", metavar="FILE", help="the node's trusted data: certname, extensions (JSON or YAML)"
+    )
 
 
 def facts_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -54,6 +65,14 @@ def facts_from_args(args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not key:
             raise CfUsageError(f"--fact expects KEY=VALUE, got {item!r}")
         facts[key] = _yaml_scalar(raw)
+    trusted_file = getattr(args, "trusted_facts", None)
+    trusted_data = read_facts_file(Path(trusted_file)) if trusted_file else None
+    try:
+        facts, notes = with_trusted(facts, getattr(args, "node", None), trusted_data)
+    except TrustedError as error:
+        raise CfUsageError(str(error)) from None
+    for note in notes:
+        print(f"cfmodel: warning: {note}", file=sys.stderr)
     return facts
 
 

@@ -32,6 +32,7 @@ from cfmodel.transforms.bindings.compose.entries import Collector, Entry, sort_k
 from cfmodel.transforms.bindings.compose.injector import Injector
 from cfmodel.transforms.bindings.compose.options import ComposeOptions, LayerInput
 from cfmodel.transforms.bindings.compose.values import Key, Value
+from cfmodel.transforms.bindings.trusted import request_facts
 
 _CLASS_KINDS = frozenset(("include", "exclude"))
 
@@ -59,7 +60,7 @@ class PreparedBindings:
         Raises:
             CfCompileError: the errors found while preparing and those of this request, sorted.
         """
-        return Composer(self, facts).run()
+        return Composer(self, request_facts(facts)).run()
 
     @property
     def size(self) -> int:

@@ -47,6 +47,7 @@ from cfmodel.transforms.bindings.providers.merges import (
     merge_values,
     parse_merge,
 )
+from cfmodel.transforms.bindings.trusted import trusted_of
 
 CONFIG = "hiera.yaml"
 LOOKUP_OPTIONS = "lookup_options"
@@ -207,7 +208,7 @@ class Hierarchy:
         elif parts[0] == "facts":
             value = dict(self.facts)
         elif parts[0] == "trusted":
-            value = self.facts.get("trusted", {})
+            value = dict(trusted_of(self.facts))
         else:
             value = self.facts.get(parts[0])
         for part in parts[1:]:

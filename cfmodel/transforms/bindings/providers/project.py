@@ -65,6 +65,7 @@ from cfmodel.transforms.bindings.providers.folders import (
 )
 from cfmodel.transforms.bindings.providers.hiera import HieraProvider
 from cfmodel.transforms.bindings.providers.merges import Merge
+from cfmodel.transforms.bindings.trusted import request_facts
 
 SITE_FILE = "site.bind"
 PROJECT_FILES = ("project.yml", "project.yaml")
@@ -250,7 +251,7 @@ def load_project(
     """
     settings = read_settings(root)
     diags = Diagnostics()
-    all_providers = providers_for(settings, facts, merges, diags)
+    all_providers = providers_for(settings, request_facts(facts), merges, diags)
     all_providers.update(providers or {})
     diags.raise_if_errors()
     spans = SpanTable()
