@@ -66,9 +66,12 @@ def facts_from_args(args: argparse.Namespace) -> dict[str, Any]:
             raise CfUsageError(f"--fact expects KEY=VALUE, got {item!r}")
         facts[key] = _yaml_scalar(raw)
     trusted_file = getattr(args, "trusted_facts", None)
+    node = getattr(args, "node", None)
+    if node is None and trusted_file is None and "trusted" not in facts:
+        return facts  # the trusted hash is derived from clientcert where it is read
     trusted_data = read_facts_file(Path(trusted_file)) if trusted_file else None
     try:
-        facts, notes = with_trusted(facts, getattr(args, "node", None), trusted_data)
+        facts, notes = with_trusted(facts, node, trusted_data)
     except TrustedError as error:
         raise CfUsageError(str(error)) from None
     for note in notes:

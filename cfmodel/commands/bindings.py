@@ -233,9 +233,12 @@ def cmd_inject(args: argparse.Namespace) -> int:
 
 
 def render_value(value: Value) -> str:
-    """A value for the terminal: a string, number or boolean as is, an array or hash as JSON."""
+    """A value for the terminal: a string, number or boolean as is, undef as ``null``, an array or
+    hash as JSON."""
     from cfmodel.transforms.bindings.compose import ParameterSource, TypeValue
 
+    if value is None:
+        return "null"  # as puppet lookup renders undef
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | dict):

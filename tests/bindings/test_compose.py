@@ -137,7 +137,15 @@ def test_facts_in_values_and_categories(build: Build) -> None:
 }"""
     injector = build(text, facts={"fqdn": "kermit", "path": "blog"})
     assert injector.lookup("url") == "http://kermit/blog"
-    assert injector.lookup("env") is None or injector.lookup("env", default="x") == "x"
+    # ARM-8: a producer must give a value unless its binding is optional; the lookup names it
+    for lookup in (lambda: injector.lookup("env"), lambda: injector.lookup("env", default="x")):
+        with pytest.raises(CfEvaluationError) as caught:
+            lookup()
+        assert caught.value.render() == (
+            'l0.bind:3:3: error: Data "env" has no value: its binding produced undef (bindings a, layer '
+            '"layer0", category common); a binding must produce a value unless it is optional '
+            "(bind ... to optional ...)  [produced-undef]"
+        )
 
 
 def test_names_multibind(build: Build) -> None:

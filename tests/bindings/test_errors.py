@@ -294,7 +294,7 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
         "\n".join(
             [
                 'l0.bind:2:28: error: unknown function "shout" (known: deep_merge, downcase, flatten, has_key, join, keys, length, merge, size, sort, unique, upcase, values) (bindings a, layer "layer0", category common)  [expression-error]',
-                'l0.bind:3:44: error: cannot compute Undef undef + Integer 1 (bindings a, layer "layer0", category node "kermit")  [expression-error]',
+                'l0.bind:3:44: error: cannot compute undef + Integer 1 (bindings a, layer "layer0", category node "kermit")  [expression-error]',
                 'l0.bind:4:31: error: upcase() cannot take Integer 1, Integer 2 (bindings a, layer "layer0", category common)  [expression-error]',
             ]
         ),

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from cfmodel.errors import Diagnostics, Note, Span
+from cfmodel.errors import CfEvaluationError, Diagnostics, Note, Span
 from cfmodel.metamodel.bindings import kind_of
 from cfmodel.transforms.bindings.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
-from cfmodel.transforms.bindings.compose.entries import Entry, option_value, type_spec
+from cfmodel.transforms.bindings.compose.entries import Entry, option_value, produced_undef, type_spec
 from cfmodel.transforms.bindings.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.bindings.compose.injector import Injector
 from cfmodel.transforms.bindings.compose.values import (
@@ -50,6 +50,8 @@ class Resolved:
     value: Value
     lazy: Callable[[], Value] | None = None
     from_key: Key | None = None
+    #: raised at each lookup of the key: the binding gave no value (``produced-undef``)
+    failure: CfEvaluationError | None = None
 
 
 class Composer:
@@ -178,6 +180,8 @@ class Composer:
         if value is None and entry.optional:
             below = _next_weaker(group, index)
             return self._resolve_at(key, group, below) if below is not None else None
+        if value is None and not _explicit_undef(entry):
+            return Resolved(entry, None, failure=produced_undef(key, entry))
         self._check_type(key, entry, value, group)
         return Resolved(entry, value)
 
@@ -383,3 +387,11 @@ def _next_weaker(group: list[Entry], index: int) -> int | None:
 
 def _layer_and_category(entry: Entry) -> str:
     return f'layer "{entry.layer_name}", {entry.category()}'
+
+
+def _explicit_undef(entry: Entry) -> bool:
+    """Whether the binding's value is the literal ``undef`` (Hiera's ``~``): a value, not a failure."""
+    expression = entry.value_expr
+    if expression is None and entry.producer is not None and kind_of(entry.producer) == "ConstantProducer":
+        expression = entry.producer.value
+    return expression is not None and kind_of(expression) == "UndefLiteral"

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from cfmodel.errors import Diagnostics, Span
+from cfmodel.errors import CfEvaluationError, Diagnostics, Span
 from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
 from cfmodel.metamodel.runtime.plain import PlainObject
 from cfmodel.transforms.bindings.compose.categories import CategoryOrder, category_text
@@ -503,3 +503,12 @@ def option_value(element: ModelObject, name: str) -> ModelObject | None:
         if option.name == name:
             return option.value
     return None
+
+
+def produced_undef(key: Key, entry: Entry) -> CfEvaluationError:
+    """ARM-8: a producer must produce a value unless its binding is ``optional``."""
+    message = (
+        f"{key} has no value: its binding produced undef ({entry.where()}); a binding must "
+        "produce a value unless it is optional (bind ... to optional ...)"
+    )
+    return CfEvaluationError(message, entry.span, "produced-undef")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cfmodel.errors import CfEvaluationError, Span
-from cfmodel.transforms.bindings.compose.entries import Entry
+from cfmodel.transforms.bindings.compose.entries import Entry, produced_undef
 from cfmodel.transforms.bindings.compose.explain import Explanation, explain
 from cfmodel.transforms.bindings.compose.values import (
     MISSING,
@@ -100,10 +100,13 @@ class Injector:
         self._params: dict[Target, dict[str, Key]] = {}
         self._sources: dict[Target, list[ParameterSource]] = {}
         self._entities: dict[str, str] = {}  # an entity as the caller writes it -> its name
+        self._failures: dict[Key, CfEvaluationError] = {}  # keys whose binding gave no value
         for key, resolved in composer.resolved.items():
             if resolved is None or key in erased:
                 continue
-            if resolved.lazy is not None:
+            if resolved.failure is not None:
+                self._failures[key] = resolved.failure
+            elif resolved.lazy is not None:
                 self._lazy[key] = resolved.lazy
             else:
                 self._values[key] = resolved.value
@@ -133,7 +136,7 @@ class Injector:
         spec, nullable = self._spec(type_or_name)
         if nullable and default is MISSING:
             default = None
-        return self._slow_lookup(key_of(spec, name), spec, default)
+        return self._slow_lookup(key_of(spec, name), spec, default, nullable)
 
     def inject(self, type_or_name: str, name: str | None = None, *, default: Value = MISSING) -> Value:
         """``std::inject``: ``inject("x")``, ``inject(type, "x")``, ``inject(type, "x", default=d)``.
@@ -145,17 +148,32 @@ class Injector:
         """
         return self.lookup(type_or_name, name, default=default)
 
-    def _slow_lookup(self, key: Key, spec: TypeSpec | None, default: Value) -> Value:
+    def _slow_lookup(self, key: Key, spec: TypeSpec | None, default: Value, nullable: bool = False) -> Value:
         value = self._values.get(key, MISSING)
+        if value is MISSING and key in self._failures:
+            raise self._failures[key]
         if value is MISSING and key in self._lazy:
             value = self._lazy[key]()
-        if value is MISSING or value is None:
+            if value is None:
+                return self._produced_nothing(key, default)
+        if value is MISSING:
             if default is not MISSING:
                 return default
             raise CfEvaluationError(f"no binding for {key}", None, "not-bound")
+        if value is None and (nullable or spec is None or conforms(None, spec)):
+            return None  # bound to undef (``undef``, Hiera's ``~``): a value, as Puppet's lookup finds it
         if spec is not None and spec.is_data and not conforms(value, spec):
             raise CfEvaluationError(f"{key} is {describe(value)}, not {spec}", None, "type-mismatch")
         return value
+
+    def _produced_nothing(self, key: Key, default: Value) -> Value:
+        """A custom producer gave undef: the next value if its binding is optional, else an error."""
+        entry = self._entry_of(key)
+        if entry is not None and not entry.optional:
+            raise produced_undef(key, entry)
+        if default is not MISSING:
+            return default
+        raise CfEvaluationError(f"no binding for {key}", None, "not-bound")
 
     def _spec(self, text: str) -> tuple[TypeSpec, bool]:
         found = self._specs.get(text)

@@ -38,6 +38,8 @@ DATA_TYPES = frozenset(
         "Array",
         "Hash",
         "Undef",
+        "Optional",
+        "NotUndef",
     ]
 )
 #: The marker of "no value" (None is a value: ``undef``).
@@ -256,6 +258,8 @@ def _check_hash(value: Value, spec: TypeSpec) -> bool:
 _CHECKS: dict[str, Callable[[Value, TypeSpec], bool]] = {
     "Any": lambda v, s: True,
     "Undef": lambda v, s: v is None,
+    "Optional": lambda v, s: v is None or not s.args or conforms(v, s.args[0]),
+    "NotUndef": lambda v, s: v is not None and (not s.args or conforms(v, s.args[0])),
     "Data": lambda v, s: _is_data(v),
     "Literal": lambda v, s: is_scalar(v),
     "Scalar": lambda v, s: is_scalar(v),
@@ -283,7 +287,7 @@ def type_name(value: Value) -> str:
 
 
 def describe(value: Value) -> str:
-    return f"{type_name(value)} {show(value)}"
+    return "undef" if value is None else f"{type_name(value)} {show(value)}"
 
 
 def show(value: Value) -> str:
