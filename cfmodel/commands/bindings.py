@@ -69,8 +69,10 @@ def _merges(args: argparse.Namespace) -> dict[str, Merge]:
         spec["sort_merged_arrays"] = True
     if args.merge_hash_arrays:
         spec["merge_hash_arrays"] = True
+    from cfmodel.transforms.bindings.compose.dotted import root
+
     try:
-        return {args.key: parse_merge(spec)}
+        return {root(args.key): parse_merge(spec)}  # a dotted key's merge is its first segment's
     except MergeError as err:
         raise CfUsageError(err.message) from None
 

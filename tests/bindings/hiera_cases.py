@@ -46,6 +46,47 @@ CASES: list[tuple[str, str]] = [
     # interpolation in values: facts, top scope, unknown facts, literal(), lookup(), alias()
     ("greeting", '"node kermit.example.com (kermit) in ams, os Debian, none [], %, says from the node"'),
     ("users_alias", '["alice",["bob"]]'),
+    # the knockout prefix given on the command line (its value starts with "-")
+    (
+        "packages --merge deep --knock-out-prefix=--",
+        '["openssh-client","nano","openssh-server","ntp","curl","apt-transport-https","nginx","vim"]',
+    ),
+    # dotted keys: the first segment is looked up (with its merge), then dug into
+    ("database.primary.host", '"db1.example.com"'),
+    ("database.primary.ports.1", "5433"),
+    ('database."dotted.name".inner', '"dotted"'),
+    ("database.replicas.1.host", '"r2"'),
+    ("users.1.0", '"bob"'),
+    ('"literal.dotted"', '"literal"'),
+    ("database2.a", "1"),
+    ("settings.tuning.backlog --merge deep", "128"),
+    ("nested", '"5433 []"'),
+    ("aliased", '{"host":"r1"}'),
+    # undef is a value
+    ("nothing", "null"),
+    ("list_with_null", '["a",null]'),
+    ("nothing --type Optional[String]", "null"),
+    # the trusted hash: the certname is the fact clientcert, or --node
+    ("trusted_message", '"certname kermit.example.com, host kermit, domain example.com"'),
+    (
+        "trusted_message --node kermit.example.com",
+        '"certname kermit.example.com, host kermit, domain example.com"',
+    ),
+]
+
+#: Lookups that find nothing (``puppet lookup`` exits 1): a dotted path that leads nowhere
+#: (digging happens after the first level's value is found, so ``database2.b`` is not found),
+#: and a key with a dot in its name when it is not quoted.
+MISSES: list[str] = [
+    "nokey",
+    "database.missing",
+    "database2.b",
+    "literal.dotted",
+    "settings.tuning.backlog",
+    "database.primary.ports.-1",
+    "database.primary.ports.7",
+    "nothing.0",
+    "message.x",
 ]
 
 
@@ -56,6 +97,9 @@ def merge_spec(args: list[str]) -> dict[str, object] | None:
     spec: dict[str, object] = {"strategy": args[args.index("--merge") + 1]}
     if "--knock-out-prefix" in args:
         spec["knockout_prefix"] = args[args.index("--knock-out-prefix") + 1]
+    prefixed = [a for a in args if a.startswith("--knock-out-prefix=")]
+    if prefixed:
+        spec["knockout_prefix"] = prefixed[0].partition("=")[2]
     if "--sort-merged-arrays" in args:
         spec["sort_merged_arrays"] = True
     if "--merge-hash-arrays" in args:

@@ -15,7 +15,7 @@ from cfmodel.errors import CfModelError
 from cfmodel.transforms.bindings.providers import create_injector, parse_merge
 from cfmodel.transforms.bindings.providers.hiera import lookup
 
-from .hiera_cases import CASES, HIERA, merge_spec
+from .hiera_cases import CASES, HIERA, MISSES, merge_spec
 
 FACTS = yaml.safe_load((HIERA / "facts.yaml").read_text(encoding="utf-8"))
 SITE = """site {
@@ -65,6 +65,74 @@ def test_cli_inject_answers_as_puppet_lookup(
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
     assert out == expected_output(expected) + "\n"
+
+
+@pytest.mark.parametrize("key", MISSES)
+def test_misses_find_nothing_as_puppet_lookup(
+    key: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert lookup(HIERA / "hiera.yaml", FACTS, key) is None
+    code = main(["bindings", "inject", key, str(project), "--facts", str(project / "facts.yaml")])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err == f'error: no binding for Data "{key}"  [not-bound]\n'
+
+
+def test_a_malformed_dotted_key_is_an_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["bindings", "inject", "a.'b", str(project), "--facts", str(project / "facts.yaml")])
+    assert (code, capsys.readouterr().err) == (
+        1,
+        'error: the key "a.\'b" has an unterminated quote  [bad-key]\n',
+    )
+
+
+def test_trusted_comes_from_node_and_trusted_facts_never_from_a_fact(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    facts = [f"--fact={k}={v}" for k, v in FACTS.items() if isinstance(v, str) and k != "clientcert"]
+    trusted = tmp_path / "trusted.yaml"
+    trusted.write_text("extensions: {pp_role: web}\n", encoding="utf-8")
+
+    def inject(*args: str) -> tuple[int, str, str]:
+        code = main(["bindings", "inject", "trusted_message", str(project), *facts, *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    said = "certname kermit.example.com, host kermit, domain example.com\n"
+    assert inject("--node", "kermit.example.com") == (0, said, "")
+    assert inject("--trusted-facts", str(trusted), "--node", "kermit.example.com") == (0, said, "")
+    # a fact named trusted is not the trusted hash (Puppet never reads one)
+    assert inject("--fact", "trusted={certname: kermit.example.com}") == (
+        1,
+        "",
+        "cfmodel: warning: the fact 'trusted' is ignored: trusted data comes from --node and --trusted-facts\n"
+        'error: no binding for Data "trusted_message"  [not-bound]\n',
+    )
+    assert inject("--node", "kermit.example.com", "--fact", "clientcert=piggy.example.com") == (
+        2,
+        "",
+        "cfmodel: the node's certname is given twice, differently: --node 'kermit.example.com', "
+        "the fact clientcert 'piggy.example.com'\n",
+    )
+    trusted.write_text("certname: kermit.example.com\nextension: {}\n", encoding="utf-8")
+    assert inject("--trusted-facts", str(trusted)) == (
+        2,
+        "",
+        "cfmodel: the trusted facts file has unknown keys extension (known: certname, extensions, external)\n",
+    )
+
+
+def test_trusted_extensions_reach_hiera_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "site.bind").write_text("site { bindings => [ layer { 'hiera': include => 'hiera:' } ] }\n")
+    (tmp_path / "hiera.yaml").write_text(
+        "version: 5\nhierarchy:\n  - name: roles\n    path: 'roles/%{trusted.extensions.pp_role}.yaml'\n"
+    )
+    (tmp_path / "data" / "roles").mkdir(parents=True)
+    (tmp_path / "data" / "roles" / "web.yaml").write_text('who: "%{trusted.hostname} in %{trusted.domain}"\n')
+    trusted = tmp_path / "trusted.json"
+    trusted.write_text('{"certname": "web7.lan", "extensions": {"pp_role": "web"}}', encoding="utf-8")
+    assert main(["bindings", "inject", "who", str(tmp_path), "--trusted-facts", str(trusted)]) == 0
+    assert capsys.readouterr() == ("web7 in lan\n", "")
 
 
 def test_explain_lists_the_data_files_and_the_merge(

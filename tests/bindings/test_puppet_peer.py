@@ -21,7 +21,7 @@ import pytest
 from cfmodel.cli import main
 from tests.conftest import skip_or_fail
 
-from .hiera_cases import CASES, HIERA
+from .hiera_cases import CASES, HIERA, MISSES
 from .test_hiera import expected_output
 
 pytestmark = pytest.mark.slow
@@ -37,7 +37,7 @@ def puppet_lookup(work: Path, key: str, args: list[str]) -> subprocess.Completed
 
 @pytest.fixture(scope="module")
 def puppet_answers(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str]:
-    """Every case's ``puppet lookup`` output, run two at a time (each run takes seconds)."""
+    """Every case's (and miss's) ``puppet lookup`` output, run two at a time (each run takes seconds)."""
     if shutil.which("puppet") is None:
         skip_or_fail("puppet is not installed (apt-get install puppet; see scripts/system-packages.txt)")
     work = tmp_path_factory.mktemp("puppet")
@@ -53,7 +53,7 @@ def puppet_answers(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str
         return spec, done.stdout.strip()
 
     with ThreadPoolExecutor(2) as pool:
-        return dict(pool.map(run, enumerate(spec for spec, _ in CASES)))
+        return dict(pool.map(run, enumerate([*(spec for spec, _ in CASES), *MISSES])))
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +83,10 @@ def test_recorded_answers_are_puppets(puppet_answers: Mapping[str, str]) -> None
     for spec, recorded in CASES:
         assert json.loads(puppet_answers[spec]) == json.loads(recorded), spec
         assert puppet_answers[spec] == recorded, spec
+
+
+@pytest.mark.parametrize("key", MISSES)
+def test_misses_are_misses_for_puppet_too(key: str, puppet_answers: Mapping[str, str]) -> None:
+    """Where cfmodel finds nothing (tested in test_hiera.py), ``puppet lookup`` finds nothing
+    either: it exits 1 and prints nothing."""
+    assert puppet_answers[key] == "<puppet lookup failed (1): >"

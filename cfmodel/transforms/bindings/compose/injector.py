@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import CfEvaluationError, Span
+from cfmodel.transforms.bindings.compose.dotted import DottedKeyError, dig, split
 from cfmodel.transforms.bindings.compose.entries import Entry, produced_undef
 from cfmodel.transforms.bindings.compose.explain import Explanation, explain
 from cfmodel.transforms.bindings.compose.values import (
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from cfmodel.transforms.bindings.compose.prepare import PreparedBindings
 
 #: Finds an instance bound as a parameter source (``Sql[one]``): its attributes, or None.
+#: what a lookup of a name that is not bound gives inside ``_dig`` (None is a value)
+_ABSENT: Any = object()
 InstanceLookup = Callable[[TypeValue], Mapping[str, Value] | None]
 #: A parameter target: an entity or class name and the values of an instance's key
 #: (``("std::Host", ("web1",))``; none for the entity itself; ``ntp`` is ``("Class", ("ntp",))``).
@@ -130,7 +133,7 @@ class Injector:
         """
         if name is None:
             value = self._values.get(("Data", type_or_name), MISSING)  # type: ignore[call-overload]  # Key == tuple
-            if value is MISSING:
+            if value is MISSING or "." in type_or_name:  # a dotted name digs, even where bound as is
                 return self._slow_lookup(Key("Data", type_or_name), None, default)
             return value
         spec, nullable = self._spec(type_or_name)
@@ -148,7 +151,16 @@ class Injector:
         """
         return self.lookup(type_or_name, name, default=default)
 
-    def _slow_lookup(self, key: Key, spec: TypeSpec | None, default: Value, nullable: bool = False) -> Value:
+    def _slow_lookup(
+        self, key: Key, spec: TypeSpec | None, default: Value, nullable: bool = False, path: bool = True
+    ) -> Value:
+        if path and key.namespace == "Data" and not key.name.startswith("/"):
+            try:
+                segments = split(key.name)
+            except DottedKeyError as err:
+                raise CfEvaluationError(str(err), None, "bad-key") from None
+            if segments is not None:
+                return self._dig(key, segments, spec, default, nullable)
         value = self._values.get(key, MISSING)
         if value is MISSING and key in self._failures:
             raise self._failures[key]
@@ -160,11 +172,19 @@ class Injector:
             if default is not MISSING:
                 return default
             raise CfEvaluationError(f"no binding for {key}", None, "not-bound")
-        if value is None and (nullable or spec is None or conforms(None, spec)):
-            return None  # bound to undef (``undef``, Hiera's ``~``): a value, as Puppet's lookup finds it
-        if spec is not None and spec.is_data and not conforms(value, spec):
-            raise CfEvaluationError(f"{key} is {describe(value)}, not {spec}", None, "type-mismatch")
-        return value
+        return _typed(key, value, spec, nullable)
+
+    def _dig(
+        self, key: Key, segments: list[str | int], spec: TypeSpec | None, default: Value, nullable: bool
+    ) -> Value:
+        """A dotted name (``a.b.0``): the first segment's value (with its merge), dug into."""
+        root = self._slow_lookup(Key("Data", str(segments[0])), None, _ABSENT, path=False)
+        value = dig(root, segments[1:]) if root is not _ABSENT else MISSING
+        if value is MISSING:
+            if default is not MISSING:
+                return default
+            raise CfEvaluationError(f"no binding for {key}", None, "not-bound")
+        return _typed(key, value, spec, nullable)
 
     def _produced_nothing(self, key: Key, default: Value) -> Value:
         """A custom producer gave undef: the next value if its binding is optional, else an error."""
@@ -387,6 +407,15 @@ class Injector:
             if entry.kind == "include":
                 first.setdefault(entry.key.name, entry)
         return [(name, first[name].span, first[name].where()) for name in self.classes()]
+
+
+def _typed(key: Key, value: Value, spec: TypeSpec | None, nullable: bool) -> Value:
+    """A found value checked against the lookup's type (undef is a value where the type admits it)."""
+    if value is None and (nullable or spec is None or conforms(None, spec)):
+        return None  # bound to undef (``undef``, Hiera's ``~``): a value, as Puppet's lookup finds it
+    if spec is not None and spec.is_data and not conforms(value, spec):
+        raise CfEvaluationError(f"{key} is {describe(value)}, not {spec}", None, "type-mismatch")
+    return value
 
 
 def cf_type(text: str) -> tuple[TypeSpec, bool]:

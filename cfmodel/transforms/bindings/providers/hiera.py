@@ -39,6 +39,8 @@ import yaml
 from cfmodel.errors import Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.transforms.bindings.compose import Value, show
+from cfmodel.transforms.bindings.compose.dotted import DottedKeyError, dig, split
+from cfmodel.transforms.bindings.compose.values import MISSING
 from cfmodel.transforms.bindings.providers.base import BindingsBuilder, file_span, json_marks, yaml_marks
 from cfmodel.transforms.bindings.providers.merges import (
     Merge,
@@ -257,8 +259,7 @@ class Hierarchy:
             if name == "scope":
                 return self._variable(argument)
             if name in ("lookup", "hiera", "alias"):
-                found = self._nested_lookup(argument, span)
-                return found.value if found is not None else None
+                return self._nested_value(argument, span)
             raise HieraError(
                 f"unknown interpolation function {name}() in {text!r}", "hiera-interpolation", span
             )
@@ -270,6 +271,18 @@ class Hierarchy:
             message = f"alias() must be the whole value, as in '%{{alias(\"key\")}}' (in {text!r})"
             raise HieraError(message, "hiera-interpolation", span)
         return _interpolate(text, replace, span)
+
+    def _nested_value(self, name: str, span: Span) -> Value:
+        """``lookup('k')``, ``lookup('a.b.0')`` (digs after the merge, as Puppet), in data."""
+        try:
+            segments = split(name)
+        except DottedKeyError as err:
+            raise HieraError(str(err), "hiera-interpolation", span) from None
+        found = self._nested_lookup(name if segments is None else str(segments[0]), span)
+        if found is None:
+            return None
+        value = found.value if segments is None else dig(found.value, segments[1:])
+        return None if value is MISSING else value
 
     def _nested_lookup(self, name: str, span: Span) -> Found | None:
         if name in self._looking:
@@ -405,12 +418,22 @@ class HieraProvider:
 
 
 def lookup(config: Path, facts: Mapping[str, Value], key: str, merge: Merge | None = None) -> Found | None:
-    """Look one key up the way ``puppet lookup`` does (for tests and the CLI).
+    """Look one key up the way ``puppet lookup`` does (for tests and the CLI): a dotted key
+    (``a.b.0``) looks its first segment up, with its merge, and digs into the value.
 
     Raises:
-        HieraError, MergeError: see ``Hierarchy``.
+        HieraError, MergeError: see ``Hierarchy``; HieraError also for a malformed dotted key.
     """
-    return Hierarchy.read(config, facts).lookup(key, merge)
+    try:
+        segments = split(key)
+    except DottedKeyError as err:
+        raise HieraError(str(err), "hiera-interpolation", None) from None
+    hierarchy = Hierarchy.read(config, facts)
+    if segments is None:
+        return hierarchy.lookup(key, merge)
+    found = hierarchy.lookup(str(segments[0]), merge)
+    value = dig(found.value, segments[1:]) if found is not None else MISSING
+    return None if found is None or value is MISSING else Found(value, found.sources, found.merge)
 
 
 def merges_for(keys: Sequence[str], spec: Value) -> dict[str, Merge]:
