@@ -299,6 +299,23 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
             ]
         ),
     ),
+    "unknown-option": (
+        {
+            "layers": [
+                "bindings a {\n"
+                '  multibind Array[String], "names" AS "n" { combinater => flatten }\n'
+                '  bind "x" to 1 { singleton => true }\n'
+                "  bind parameters Web to Sql { mapp => { a => b } }\n}"
+            ],
+        },
+        "\n".join(
+            [
+                'l0.bind:2:45: error: unknown option "combinater" (bindings a, layer "layer0", category common): this multibind takes combinator, knockout_prefix  [unknown-option]',
+                'l0.bind:3:19: error: unknown option "singleton" (bindings a, layer "layer0", category common): this binding takes no options  [unknown-option]',
+                'l0.bind:4:32: error: unknown option "mapp" (bindings a, layer "layer0", category common): this parameters binding takes map  [unknown-option]',
+            ]
+        ),
+    ),
     "many-errors": (
         {
             "layers": [

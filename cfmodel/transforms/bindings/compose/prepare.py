@@ -15,8 +15,9 @@ tuple of ``(category, value)`` tests of every entry whose ``condition`` is ``i``
 that can never apply has ``condition == -1``.
 
 Error codes: those of ``categories`` (the declaration rules) and ``entries``
-(``unknown-category``, ``invalid-binding``, ``reserved-name``, ``expression-error``), and
-``unknown-multibind``.
+(``unknown-category``, ``invalid-binding``, ``reserved-name``, ``expression-error``),
+``unknown-multibind`` and ``unknown-option`` (an option name the binding does not take: a
+misspelled ``combinater`` is an error, never silently ignored).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from cfmodel.errors import Diagnostic, Diagnostics
-from cfmodel.metamodel.bindings import ModelObject, SpanTable
+from cfmodel.metamodel.bindings import ModelObject, SpanTable, kind_of
 from cfmodel.transforms.bindings.compose.categories import CategoryOrder, category_order
 from cfmodel.transforms.bindings.compose.composer import Composer
 from cfmodel.transforms.bindings.compose.entries import Collector, Entry, sort_key
@@ -113,6 +114,7 @@ def prepare(
         found.sort(key=sort_key)
     classes.sort(key=sort_key)
     _check_fragment_ids(fragments, known_ids, diags)
+    _check_options(entries, spans, diags)
     return PreparedBindings(
         tuple(layer.name for layer in layers),
         spans,
@@ -136,3 +138,46 @@ def _check_fragment_ids(fragments: Mapping[str, list[Entry]], known: set[str], d
         for fragment in found:
             message = f'no multibind has the id "{ident}" ({fragment.where()})'
             diags.error(fragment.span, message, "unknown-multibind")
+
+
+#: Options any binding may carry: ``provenance`` (providers' notes for ``explain``).
+_ANY_OPTIONS = frozenset(("provenance",))
+
+
+def _known_options(entry: Entry) -> tuple[str, ...]:
+    """The option names a binding of this kind takes (``{ name => value }`` after it)."""
+    known: tuple[str, ...] = ()
+    if entry.kind == "multibind":
+        known = ("combinator", "knockout_prefix")
+    elif entry.kind == "param-source":
+        known = ("map",)
+    if entry.producer is not None and kind_of(entry.producer) == "CustomProducer":
+        known += ("producer_args",)
+    return known
+
+
+def _check_options(entries: Sequence[Entry], spans: SpanTable, diags: Diagnostics) -> None:
+    seen: set[int] = set()
+    for entry in entries:
+        element = entry.element
+        if id(element) in seen or not hasattr(element, "options"):
+            continue
+        seen.add(id(element))  # the entries of one binding (one per ``or`` branch) share it
+        known = _known_options(entry)
+        for option in element.options:
+            name = str(option.name)
+            if name in known or name in _ANY_OPTIONS:
+                continue
+            takes = f"takes {', '.join(known)}" if known else "takes no options"
+            message = f'unknown option "{name}" ({entry.where()}): this {_kind_words(entry)} {takes}'
+            diags.error(spans.get(option) or entry.span, message, "unknown-option")
+
+
+def _kind_words(entry: Entry) -> str:
+    if entry.kind == "multibind":
+        return "multibind"
+    if entry.kind == "param-source":
+        return "parameters binding"
+    if entry.producer is not None and kind_of(entry.producer) == "CustomProducer":
+        return "binding to a custom producer"
+    return "binding"
