@@ -156,6 +156,17 @@ def parse_file(path: str | Path, display: str | None = None) -> ParsedBindings:
 # --- syntax errors ------------------------------------------------------------------------------
 
 
+def _valueless_test(category: str) -> tuple[str, str]:
+    """The message for ``when common { … }`` and ``when node { … }``: a test without a value."""
+    if category == "common":
+        return (
+            "'common' cannot be used in 'when': it is the implicit category of every binding outside "
+            "a 'when' (the lowest precedence); write those bindings directly in the bindings block",
+            "common-in-when",
+        )
+    return f"the category test '{category}' needs a value, as in: when {category} 'value' {{ … }}", "syntax"
+
+
 def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
     line, col = int(err.line or 1), int(err.col or 1)
     return syntax_error(file, line, col, _token_at(text, line, col), _expected(err))
@@ -269,8 +280,12 @@ class _Builder:
         return self._made(self.m.AllOf(operands=tests), node)
 
     def category_test(self, node: Any) -> ModelObject:
+        category = str(attr(node, "category"))
+        if attr(node, "value") is None:
+            message, code = _valueless_test(category)
+            raise CfSyntaxError(message, self.span_of(node), code)
         value = self._made(self.scalar(str(attr(node, "value")), node), node)
-        return self._made(self.m.CategoryTest(category=attr(node, "category"), value=value), node)
+        return self._made(self.m.CategoryTest(category=category, value=value), node)
 
     def _modifiers(self, node: Any, *names: str) -> dict[str, Any]:
         """The modifiers (``abstract: True`` ...) and ``options`` of a bind operation."""

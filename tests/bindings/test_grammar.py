@@ -268,8 +268,8 @@ SYNTAX_ERRORS = [
     ),
     ("bindings X {}", "f.bind:1:10: error: unexpected 'X' (expected a name)  [syntax]"),
     (
-        "bindings x { when node { } }",
-        "f.bind:1:24: error: unexpected '{' (expected a boolean, a number or a string)  [syntax]",
+        "bindings x { when node 'a' 'b' { } }",
+        "f.bind:1:28: error: unexpected \"'b'\" (expected 'and', 'or' or '{')  [syntax]",
     ),
     (
         "site { categories { node => } }",
@@ -278,7 +278,38 @@ SYNTAX_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "expected"), SYNTAX_ERRORS, ids=[f"syntax-{i}" for i in range(6)])
+CATEGORY_TESTS_WITHOUT_VALUE = [
+    (
+        "bindings x { when node { } }",
+        "f.bind:1:19: error: the category test 'node' needs a value, as in: when node 'value' { … }  [syntax]",
+    ),
+    (
+        "bindings x { when common { } }",
+        "f.bind:1:19: error: 'common' cannot be used in 'when': it is the implicit category of every binding "
+        "outside a 'when' (the lowest precedence); write those bindings directly in the bindings block  "
+        "[common-in-when]",
+    ),
+    (
+        "bindings x { when virtual true and common { } }",
+        "f.bind:1:36: error: 'common' cannot be used in 'when': it is the implicit category of every binding "
+        "outside a 'when' (the lowest precedence); write those bindings directly in the bindings block  "
+        "[common-in-when]",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), CATEGORY_TESTS_WITHOUT_VALUE, ids=["node", "common", "and-common"]
+)
+def test_a_category_test_without_value_says_why(text: str, expected: str) -> None:
+    with pytest.raises(CfSyntaxError) as caught:
+        parse_str(text, "f.bind")
+    assert caught.value.render() == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), SYNTAX_ERRORS, ids=[f"syntax-{i}" for i in range(len(SYNTAX_ERRORS))]
+)
 def test_syntax_errors_render_with_position_and_expectation(text: str, expected: str) -> None:
     with pytest.raises(CfSyntaxError) as caught:
         parse_str(text, "f.bind")
