@@ -156,15 +156,16 @@ def parse_file(path: str | Path, display: str | None = None) -> ParsedBindings:
 # --- syntax errors ------------------------------------------------------------------------------
 
 
-def _valueless_test(category: str) -> tuple[str, str]:
-    """The message for ``when common { … }`` and ``when node { … }``: a test without a value."""
+def _valueless_test(category: str, span: Span) -> CfSyntaxError:
+    """The error for ``when common { … }`` and ``when node { … }``: a test without a value."""
     if category == "common":
-        return (
+        message = (
             "'common' cannot be used in 'when': it is the implicit category of every binding outside "
-            "a 'when' (the lowest precedence); write those bindings directly in the bindings block",
-            "common-in-when",
+            "a 'when' (the lowest precedence); write those bindings directly in the bindings block"
         )
-    return f"the category test '{category}' needs a value, as in: when {category} 'value' {{ … }}", "syntax"
+        return CfSyntaxError(message, span, "common-in-when")
+    message = f"the category test '{category}' needs a value, as in: when {category} 'value' {{ … }}"
+    return CfSyntaxError(message, span, "syntax")
 
 
 def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
@@ -282,8 +283,7 @@ class _Builder:
     def category_test(self, node: Any) -> ModelObject:
         category = str(attr(node, "category"))
         if attr(node, "value") is None:
-            message, code = _valueless_test(category)
-            raise CfSyntaxError(message, self.span_of(node), code)
+            raise _valueless_test(category, self.span_of(node))
         value = self._made(self.scalar(str(attr(node, "value")), node), node)
         return self._made(self.m.CategoryTest(category=category, value=value), node)
 
