@@ -93,8 +93,8 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
         },
         "\n".join(
             [
-                'l0.bind:3:24: error: conflicting bindings of Data "x" in layer "layer0", category node "kermit": bindings a and bindings a bind it at the same precedence  [binding-conflict]',
-                'l0.bind:2:40: note: the other binding of Data "x" (bindings a) is here',
+                'l0.bind:3:24: error: conflicting bindings of Data "x" in layer "layer0", category node "kermit": bindings a (branch 2 of `when virtual true or node \'kermit\'`) and bindings a bind it at the same precedence  [binding-conflict]',
+                "l0.bind:2:40: note: the other binding of Data \"x\" (bindings a, branch 2 of `when virtual true or node 'kermit'`) is here",
                 'note: to resolve, bind Data "x" in a higher layer or a more specific category',
             ]
         ),
@@ -296,6 +296,24 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
                 'l0.bind:2:28: error: unknown function "shout" (known: deep_merge, downcase, flatten, has_key, join, keys, length, merge, size, sort, unique, upcase, values) (bindings a, layer "layer0", category common)  [expression-error]',
                 'l0.bind:3:44: error: cannot compute undef + Integer 1 (bindings a, layer "layer0", category node "kermit")  [expression-error]',
                 'l0.bind:4:31: error: upcase() cannot take Integer 1, Integer 2 (bindings a, layer "layer0", category common)  [expression-error]',
+            ]
+        ),
+    ),
+    "binding-conflict-or-nested": (
+        {
+            "layers": [
+                "bindings a {\n"
+                "  when rack 'r1' { when node 'piggy' or virtual true and node 'kermit' { bind 'y' to 1 } }\n"
+                "  when rack 'r1' and virtual true and node 'kermit' { bind 'y' to 2 }\n}"
+            ],
+            "site": "site { categories { node => $::fqdn, rack => $::rack, virtual => $::is_virtual } }",
+            "facts": {"fqdn": "kermit", "is_virtual": "true", "rack": "r1"},
+        },
+        "\n".join(
+            [
+                'l0.bind:3:55: error: conflicting bindings of Data "y" in layer "layer0", categories node "kermit" and rack "r1" and virtual "true": bindings a (branch 2 of `when node \'piggy\' or virtual true and node \'kermit\'`) and bindings a bind it at the same precedence  [binding-conflict]',
+                "l0.bind:2:74: note: the other binding of Data \"y\" (bindings a, branch 2 of `when node 'piggy' or virtual true and node 'kermit'`) is here",
+                'note: to resolve, bind Data "y" in a higher layer or a more specific category',
             ]
         ),
     ),

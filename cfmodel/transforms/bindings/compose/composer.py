@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any
 from cfmodel.errors import CfEvaluationError, Diagnostics, Note, Span
 from cfmodel.metamodel.bindings import kind_of
 from cfmodel.transforms.bindings.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
-from cfmodel.transforms.bindings.compose.entries import Entry, option_value, produced_undef, type_spec
+from cfmodel.transforms.bindings.compose.entries import (
+    Entry,
+    option_value,
+    or_branches,
+    produced_undef,
+    type_spec,
+)
 from cfmodel.transforms.bindings.compose.expressions import ExpressionError, evaluate
 from cfmodel.transforms.bindings.compose.injector import Injector
 from cfmodel.transforms.bindings.compose.values import (
@@ -125,10 +131,13 @@ class Composer:
         for other in others:
             message = (
                 f"conflicting bindings of {key} in {_layer_and_category(first)}: "
-                f"bindings {first.origin} and bindings {other.origin} bind it at the same precedence"
+                f"bindings {first.origin}{_branch(first)} and bindings {other.origin}{_branch(other)} "
+                "bind it at the same precedence"
             )
+            branch = ", ".join(or_branches(first))
+            origin = f"bindings {first.origin}, {branch}" if branch else f"bindings {first.origin}"
             notes = [
-                Note(first.span, f"the other binding of {key} (bindings {first.origin}) is here"),
+                Note(first.span, f"the other binding of {key} ({origin}) is here"),
                 Note(None, f"to resolve, bind {key} in a higher layer or a more specific category"),
             ]
             self.error(other.span, message, "binding-conflict", notes)
@@ -395,3 +404,9 @@ def _explicit_undef(entry: Entry) -> bool:
     if expression is None and entry.producer is not None and kind_of(entry.producer) == "ConstantProducer":
         expression = entry.producer.value
     return expression is not None and kind_of(expression) == "UndefLiteral"
+
+
+def _branch(entry: Entry) -> str:
+    """`` (branch 2 of `when a 'x' or b 'y'`)`` for an entry made from an ``or``, else nothing."""
+    branches = or_branches(entry)
+    return f" ({', '.join(branches)})" if branches else ""

@@ -196,15 +196,7 @@ class _Flattener:
         """A category test's category and value text (read once per test element)."""
         found = self.texts.get(id(test))
         if found is None:
-            value = test.value
-            kind = kind_of(value)
-            if kind == "StringLiteral":
-                text = str(value.value) or None
-            elif kind == "BooleanLiteral":
-                text = "true" if value.value else "false"
-            else:
-                text = category_text(evaluate(value, {}))
-            found = self.texts[id(test)] = (str(test.category), text)
+            found = self.texts[id(test)] = (str(test.category), _test_value(test))
             self.tests[id(test)] = (test, self.spans.get(test), found[0])
         return found
 
@@ -468,6 +460,46 @@ def _unique_contexts(contexts: list[_Context]) -> list[_Context]:
     for ctx in contexts:
         seen.setdefault((ctx.conditions, ctx.score), ctx)
     return list(seen.values())
+
+
+def _test_value(test: ModelObject) -> str | None:
+    """The value text a category test compares with (None: a value no category can have)."""
+    value = test.value
+    kind = kind_of(value)
+    if kind == "StringLiteral":
+        return str(value.value) or None
+    if kind == "BooleanLiteral":
+        return "true" if value.value else "false"
+    return category_text(evaluate(value, {}))
+
+
+def _predicate_text(predicate: ModelObject) -> str:
+    """A ``when`` predicate as written: ``virtual true or node 'kermit' and rack 'r1'``."""
+    kind = kind_of(predicate)
+    if kind == "CategoryTest":
+        value = predicate.value
+        shown = f"'{value.value}'" if kind_of(value) == "StringLiteral" else _test_value(predicate)
+        return f"{predicate.category} {shown}"
+    joiner = " or " if kind == "AnyOf" else " and "
+    return joiner.join(_predicate_text(p) for p in predicate.operands)
+
+
+def or_branches(entry: Entry) -> list[str]:
+    """Which branch of which ``when … or …`` an entry comes from, innermost first
+    (``branch 2 of `when virtual true or node 'kermit'```); empty when it is in no ``or``."""
+    said: list[str] = []
+    held = set(entry.conditions)
+    container = entry.element.eContainer()
+    while container is not None and kind_of(container) == "CategorizedBindings":
+        predicate = container.predicate
+        if kind_of(predicate) == "AnyOf":
+            branches = _dnf(predicate)
+            for number, branch in enumerate(branches, 1):
+                if all((str(t.category), _test_value(t)) in held for t in branch):
+                    said.append(f"branch {number} of `when {_predicate_text(predicate)}`")
+                    break
+        container = container.eContainer()
+    return said
 
 
 def _dnf(predicate: ModelObject) -> list[list[ModelObject]]:
