@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,8 +85,13 @@ class _Request:
     injector: Injector
 
 
-def _request(args: argparse.Namespace, merges: dict[str, Merge] | None = None) -> _Request:
-    """Run the request sequence for the command's project, facts and ``--environment``."""
+def _request(
+    args: argparse.Namespace, merges: dict[str, Merge] | None = None, lenient: bool = False
+) -> _Request:
+    """Run the request sequence for the command's project, facts and ``--environment``.
+
+    ``lenient`` (``inject``, ``explain``): bindings errors do not stop the request; they are
+    printed as warnings, and only a lookup of a key they concern fails (with them)."""
     from cfmodel.transforms.bindings.providers import forcing_merges
     from cfmodel.transforms.environments.environments import ENVIRONMENTS_FILE, MAIN_FILE
 
@@ -95,24 +100,38 @@ def _request(args: argparse.Namespace, merges: dict[str, Merge] | None = None) -
     agent = getattr(args, "environment", None)
     with forcing_merges(merges or {}):
         if not (project / ENVIRONMENTS_FILE).is_file() and not (project / MAIN_FILE).is_file():
-            request, warnings = _bindings_folder(project, facts, agent)
+            request, warnings = _bindings_folder(project, facts, agent, lenient)
         else:
-            from cfmodel.transforms.environments.request import (
-                run_request,  # the environments grammar: on use
+            from cfmodel.transforms.environments.request import (  # the environments grammar: on use
+                RequestOptions,
+                run_request,
             )
 
-            result = run_request(project, facts, agent)
+            result = run_request(project, facts, agent, RequestOptions(lenient=lenient))
             request, warnings = _Request(result.target.environment, result.injector), list(result.warnings)
     for warning in warnings:
         print(warning.render(), file=sys.stderr)
     return request
 
 
+def _key_of_lookup(args: argparse.Namespace) -> tuple[str, str | None]:
+    return (args.type, args.key) if args.type else (args.key, None)
+
+
+def _warn_other_problems(injector: Injector, args: argparse.Namespace) -> None:
+    """A lenient request's errors that do not concern the key looked up, as warnings."""
+    own = {id(d) for d in injector.problems_of(*_key_of_lookup(args))}
+    for problem in injector.problems:
+        if id(problem) not in own:
+            print(replace(problem, severity=Severity.WARNING).render(), file=sys.stderr)
+
+
 def _bindings_folder(
-    project: Path, facts: dict[str, Any], agent: str | None
+    project: Path, facts: dict[str, Any], agent: str | None, lenient: bool = False
 ) -> tuple[_Request, list[Diagnostic]]:
     """A folder with bindings only, as its automatic ``production`` environment: the request
     sequence's facts rules (a fact ``environment`` only asks for an environment) and warning."""
+    from cfmodel.transforms.bindings.compose import ComposeOptions
     from cfmodel.transforms.bindings.providers import load_project
     from cfmodel.transforms.environments.environments import DEFAULT_ENVIRONMENT, ENVIRONMENTS_FILE
 
@@ -121,7 +140,9 @@ def _bindings_folder(
         agent, source = facts["environment"], "the fact 'environment'"
     request_facts = {k: v for k, v in facts.items() if k != "environment"}
     request_facts["environment"] = DEFAULT_ENVIRONMENT
-    injector = load_project(project, request_facts).prepare().injector(request_facts)
+    loaded = load_project(project, request_facts, lenient=lenient)
+    options = ComposeOptions(nesting=loaded.settings.nesting, lenient=lenient)
+    injector = loaded.prepare(options).injector(request_facts)
     warnings = []
     if agent is not None and agent != DEFAULT_ENVIRONMENT:
         message = (
@@ -228,8 +249,9 @@ def _write(path: Path, roots: list[ModelObject]) -> None:
 
 
 def cmd_inject(args: argparse.Namespace) -> int:
-    injector = _request(args, _merges(args)).injector
-    value = injector.inject(args.type, args.key) if args.type else injector.inject(args.key)
+    injector = _request(args, _merges(args), lenient=True).injector
+    _warn_other_problems(injector, args)
+    value = injector.inject(*_key_of_lookup(args))
     print(render_value(value))
     return 0
 
@@ -251,10 +273,11 @@ def render_value(value: Value) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    injector = _request(args, _merges(args)).injector
-    explanation = injector.explain(args.type, args.key) if args.type else injector.explain(args.key)
+    injector = _request(args, _merges(args), lenient=True).injector
+    _warn_other_problems(injector, args)
+    explanation = injector.explain(*_key_of_lookup(args))
     print(explanation.render())
-    return 0
+    return 1 if explanation.problems else 0
 
 
 def _lookup_options(parser: argparse.ArgumentParser) -> None:

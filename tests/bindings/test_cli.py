@@ -210,3 +210,84 @@ def test_exports_are_written(project: Path, capsys: pytest.CaptureFixture[str]) 
     assert "BindingsFile" in (out / "model.json").read_text(encoding="utf-8")
     code, _, err = run(capsys, "bindings", "show", str(project), "--export", str(out / "x.ecore"))
     assert (code, err) == (2, f"cfmodel: {out / 'x.ecore'}: export as .xmi or .json (not ecore)\n")
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    """A project with errors in some bindings: a conflict, a misspelled option, a module that
+    does not parse; other keys are fine."""
+    files = {
+        "bindings/default.bind": (
+            "bindings default {\n"
+            '  bind "x" to 1\n'
+            '  bind "x" to 2\n'
+            "  bind \"ok\" to 'fine'\n"
+            '  bind "odd" to 1 { singleton => true }\n'
+            "}\n"
+        ),
+        "libs/good/bindings/default.bind": 'bindings good::default { bind "from_good" to 42 }\n',
+        "libs/bad/bindings/default.bind": 'bindings bad::default { bind "from_bad" to }\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+BROKEN_CONFLICT = (
+    '{dir}/bindings/default.bind:3:3: {severity}: conflicting bindings of Data "x" in layer "site", '
+    "category common: bindings default and bindings default bind it at the same precedence  [binding-conflict]\n"
+    '{dir}/bindings/default.bind:2:3: note: the other binding of Data "x" (bindings default) is here\n'
+    'note: to resolve, bind Data "x" in a higher layer or a more specific category\n'
+)
+BROKEN_OPTION = (
+    '{dir}/bindings/default.bind:5:21: {severity}: unknown option "singleton" (bindings default, layer "site", '
+    "category common): this binding takes no options  [unknown-option]\n"
+)
+BROKEN_SYNTAX = (
+    "{dir}/libs/bad/bindings/default.bind:1:44: {severity}: unexpected '}}' (expected 'optional', 'producer', "
+    "'class', a type name or an expression)  [syntax]\n"
+)
+
+
+def test_one_error_does_not_block_lookups_of_other_keys(
+    broken: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ARM-8 stops a compile at any error, but inject answers for keys the errors do not
+    concern, listing the errors as warnings."""
+    warnings = (BROKEN_CONFLICT + BROKEN_OPTION + BROKEN_SYNTAX).format(dir=broken, severity="warning")
+    assert run(capsys, "bindings", "inject", "ok", str(broken)) == (0, "fine\n", warnings)
+    assert run(capsys, "bindings", "inject", "from_good", str(broken)) == (0, "42\n", warnings)
+    # a key an error concerns fails with that error (the others stay warnings)
+    code, out, err = run(capsys, "bindings", "inject", "x", str(broken))
+    assert (code, out) == (1, "")
+    assert err == (BROKEN_OPTION + BROKEN_SYNTAX).format(
+        dir=broken, severity="warning"
+    ) + BROKEN_CONFLICT.format(dir=broken, severity="error")
+    code, out, err = run(capsys, "bindings", "inject", "odd", str(broken))
+    assert (code, err.endswith(BROKEN_OPTION.format(dir=broken, severity="error"))) == (1, True)
+    # the compile-time view stays strict: loading stops at the files that do not parse, exit 1
+    assert run(capsys, "bindings", "show", str(broken)) == (
+        1,
+        "",
+        BROKEN_SYNTAX.format(dir=broken, severity="error"),
+    )
+
+
+def test_explain_shows_the_error_of_an_affected_key_in_context(
+    broken: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "bindings", "explain", "x", str(broken))
+    assert code == 1
+    assert err == (BROKEN_OPTION + BROKEN_SYNTAX).format(dir=broken, severity="warning")
+    in_context = "".join(
+        "  " + line + "\n" for line in BROKEN_CONFLICT.format(dir=broken, severity="error").splitlines()
+    )
+    assert out == (
+        'Data "x" cannot be looked up: 1 error (below)\n'
+        "  layers consulted: site, modules\n"
+        "  categories consulted: node (n/a), environment=production, common=true\n"
+        f'  winner: {broken}/bindings/default.bind:2:3 bind 1 (bindings default, layer "site", category common)\n'
+        f'  shadowed: {broken}/bindings/default.bind:3:3 bind 2 (bindings default, layer "site", category common)\n'
+        + in_context
+    )

@@ -199,6 +199,7 @@ class RequestOptions:
     compose: ComposeOptions | None = None
     environments_file: Path | None = None  # default: <confdir>/environments.cfenv
     agent_source: str = "--environment"  # how the caller asked, for messages
+    lenient: bool = False  # the injector despite bindings errors (ComposeOptions.lenient)
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,9 +382,13 @@ def run_request(
     steps.append(Step("categories", _categories_text(categories, env)))
 
     settings = replace(read_settings(env.envdir), module_path=env.module_path)
+    compose_options = opts.compose or ComposeOptions(nesting=settings.nesting)
+    if opts.lenient:
+        compose_options = replace(compose_options, lenient=True)
     diags = Diagnostics()
     providers = providers_for(settings, compile_facts, diags=diags)
-    diags.raise_if_errors()
+    if not compose_options.lenient:
+        diags.raise_if_errors()
     providers["confdir"] = bindings_dir_provider(env.bindings_dir)
     if classification is not None:
         providers["enc"] = EncProvider(classification.enc_data(f"<classifier {classifier_name}>"))
@@ -391,9 +396,9 @@ def run_request(
     if opts.provider_factory is not None:
         providers.update(opts.provider_factory(classification))
     layers = [layer for site in sites for layer in site.layers] or default_layers_of(env)
-    loaded = load_layers(layers, providers, spans)
-    compose_options = opts.compose or ComposeOptions(nesting=settings.nesting)
-    injector = compose(loaded.layers, compile_facts, loaded.spans, sites, compose_options)
+    loaded = load_layers(layers, providers, spans, compose_options.lenient)
+    problems = (*diags.sorted(), *loaded.problems)
+    injector = compose(loaded.layers, compile_facts, loaded.spans, sites, compose_options, problems)
     steps.append(Step("injector", _layers_text(layers)))
 
     if not env.main.is_file():

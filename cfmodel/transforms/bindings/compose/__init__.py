@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from cfmodel.errors import Diagnostic
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.transforms.bindings.compose.categories import Category, category_text, resolve_categories
 from cfmodel.transforms.bindings.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
@@ -123,6 +124,7 @@ def compose(
     spans: SpanTable,
     sites: Sequence[ModelObject] = (),
     options: ComposeOptions | None = None,
+    problems: Sequence[Diagnostic] = (),
 ) -> Injector:
     """Compose the layers' bindings for these facts into an injector.
 
@@ -131,7 +133,8 @@ def compose(
         facts: the request's facts (``fqdn``, ``environment``, ...), read by category values.
         spans: the span table of every parsed file the bindings came from.
         sites: ``Site`` model objects (at most one may declare categories).
-        options: nesting rule and custom producers.
+        options: nesting rule, custom producers, leniency.
+        problems: errors of a lenient load of the layers.
 
     Returns:
         The injector.
@@ -139,4 +142,4 @@ def compose(
     Raises:
         CfCompileError: all composition errors, sorted by position.
     """
-    return prepare(layers, spans, sites, options).injector(facts)
+    return prepare(layers, spans, sites, options, problems).injector(facts)

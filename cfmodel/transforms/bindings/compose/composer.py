@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from cfmodel.errors import CfEvaluationError, Diagnostics, Note, Span
+from cfmodel.errors import CfEvaluationError, Diagnostic, Diagnostics, Note, Severity, Span
 from cfmodel.metamodel.bindings import kind_of
 from cfmodel.transforms.bindings.compose.combinators import ARRAY_STRATEGIES, HASH_STRATEGIES, combine
 from cfmodel.transforms.bindings.compose.entries import (
@@ -79,6 +79,9 @@ class Composer:
         self.applicable: dict[Key, list[Entry]] = {}
         self.resolved: dict[Key, Resolved | None] = {}
         self._resolving: set[Key] = set()
+        #: the key being checked or resolved: the errors reported meanwhile concern it
+        self._key: Key | None = None
+        self.key_problems: dict[Key, list[Diagnostic]] = {}
         self._reported: set[tuple[str, Span | None, str]] = {
             (d.code, d.span, d.message) for d in prepared.diagnostics
         }
@@ -101,17 +104,39 @@ class Composer:
     def error(self, span: Span | None, message: str, code: str, notes: Iterable[Note] = ()) -> None:
         if (code, span, message) not in self._reported:
             self._reported.add((code, span, message))
-            self.diags.error(span, message, code, notes)
+            diagnostic = Diagnostic(span, message, code, Severity.ERROR, tuple(notes))
+            self.diags.report(diagnostic)
+            if self._key is not None:
+                self.key_problems.setdefault(self._key, []).append(diagnostic)
 
     def run(self) -> Injector:
+        """Check and resolve every applicable key: the injector, or (strict) every error raised."""
         for key, group in self.applicable.items():
+            self._key = key
             self._check_group(key, group)
         for key in self.applicable:
+            self._key = key
             self._resolve(key)
+        self._key = None
         self._check_multibind_ids()
         erased = self._erased()
-        self.diags.raise_if_errors()
+        if not self.options.lenient:
+            self.diags.raise_if_errors()
+        else:
+            self._attribute_by_span()
         return Injector(self, erased)
+
+    def _attribute_by_span(self) -> None:
+        """Errors found before composing (in preparing, in loading) concern the keys of the
+        bindings they point into: keys whose binding's span holds the error's."""
+        attributed = {id(d) for found in self.key_problems.values() for d in found}
+        for diagnostic in self.diags:
+            span = diagnostic.span
+            if id(diagnostic) in attributed or span is None:
+                continue
+            for key, group in self.groups.items():
+                if any(_holds(entry.span, span) for entry in group):
+                    self.key_problems.setdefault(key, []).append(diagnostic)
 
     # --- checks on a key's bindings -----------------------------------------------------------
     def _check_group(self, key: Key, group: list[Entry]) -> None:
@@ -410,3 +435,10 @@ def _branch(entry: Entry) -> str:
     """`` (branch 2 of `when a 'x' or b 'y'`)`` for an entry made from an ``or``, else nothing."""
     branches = or_branches(entry)
     return f" ({', '.join(branches)})" if branches else ""
+
+
+def _holds(outer: Span | None, inner: Span) -> bool:
+    """Whether ``inner`` lies within ``outer`` (same file; by line and column)."""
+    if outer is None or outer.file != inner.file:
+        return False
+    return (outer.line, outer.col) <= (inner.line, inner.col) <= (outer.end_line, outer.end_col)

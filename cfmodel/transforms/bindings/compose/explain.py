@@ -7,10 +7,11 @@ a multibind each merge step (contribution and partial result).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cfmodel.errors import Span
+from cfmodel.errors import Diagnostic, Span
 from cfmodel.transforms.bindings.compose.combinators import combine
 from cfmodel.transforms.bindings.compose.entries import Entry, option_value, sort_key
 from cfmodel.transforms.bindings.compose.expressions import evaluate
@@ -52,13 +53,20 @@ class Explanation:
     categories: tuple[tuple[str, str | None], ...]
     candidates: tuple[Candidate, ...]
     merge_steps: tuple[MergeStep, ...]
+    problems: tuple[Diagnostic, ...] = ()  # errors that concern the key (a lenient composition)
 
     @property
     def winner(self) -> Candidate | None:
         return next((c for c in self.candidates if c.status == "winner"), None)
 
     def render(self) -> str:
-        lines = [f"{self.key} = {self.value}" if self.value is not None else f"{self.key} is not bound"]
+        if self.value is not None:
+            lines = [f"{self.key} = {self.value}"]
+        elif self.problems:
+            count = len(self.problems)
+            lines = [f"{self.key} cannot be looked up: {count} error{'s' if count > 1 else ''} (below)"]
+        else:
+            lines = [f"{self.key} is not bound"]
         lines.append("  layers consulted: " + ", ".join(self.layers))
         cats = ", ".join(f"{n}={v}" if v is not None else f"{n} (n/a)" for n, v in self.categories)
         lines.append("  categories consulted: " + cats)
@@ -69,10 +77,11 @@ class Explanation:
         for step in self.merge_steps:
             where = f"{step.span.start()} " if step.span is not None else ""
             lines.append(f"  merged: {where}{step.contribution} -> {step.result} ({step.where})")
+        lines.extend("  " + line for problem in self.problems for line in problem.render().splitlines())
         return "\n".join(lines)
 
 
-def explain(composer: Composer, key: Key, value: Value) -> Explanation:
+def explain(composer: Composer, key: Key, value: Value, problems: Iterable[Diagnostic] = ()) -> Explanation:
     resolved = composer.resolved.get(key)
     entries = sorted(composer.groups.get(key, []), key=sort_key)
     candidates = tuple(_candidate(composer, e, resolved) for e in entries)
@@ -86,6 +95,7 @@ def explain(composer: Composer, key: Key, value: Value) -> Explanation:
         tuple((c.name, c.value) for c in composer.categories.values()),
         candidates,
         tuple(steps),
+        tuple(problems),
     )
 
 

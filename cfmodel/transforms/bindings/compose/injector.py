@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cfmodel.errors import CfEvaluationError, Span
+from cfmodel.errors import CfCompileError, CfEvaluationError, Diagnostic, Span
 from cfmodel.transforms.bindings.compose.dotted import DottedKeyError, dig, split
 from cfmodel.transforms.bindings.compose.entries import Entry, produced_undef
 from cfmodel.transforms.bindings.compose.explain import Explanation, explain
@@ -104,8 +104,9 @@ class Injector:
         self._sources: dict[Target, list[ParameterSource]] = {}
         self._entities: dict[str, str] = {}  # an entity as the caller writes it -> its name
         self._failures: dict[Key, CfEvaluationError] = {}  # keys whose binding gave no value
+        self._problems: dict[Key, list[Diagnostic]] = composer.key_problems  # (lenient) keys in error
         for key, resolved in composer.resolved.items():
-            if resolved is None or key in erased:
+            if resolved is None or key in erased or key in self._problems:
                 continue
             if resolved.failure is not None:
                 self._failures[key] = resolved.failure
@@ -162,6 +163,8 @@ class Injector:
             if segments is not None:
                 return self._dig(key, segments, spec, default, nullable)
         value = self._values.get(key, MISSING)
+        if value is MISSING and key in self._problems:
+            raise CfCompileError(self._problems[key])
         if value is MISSING and key in self._failures:
             raise self._failures[key]
         if value is MISSING and key in self._lazy:
@@ -358,11 +361,31 @@ class Injector:
         resolved = self._composer.resolved.get(key)
         return resolved.entry if resolved is not None else None
 
+    # --- problems (a lenient composition) -------------------------------------------------------
+    @property
+    def problems(self) -> list[Diagnostic]:
+        """Every error of a lenient composition (loading, preparing, composing), sorted."""
+        return sorted(self._composer.diags, key=Diagnostic.sort_key)
+
+    def problems_of(self, type_or_name: str, name: str | None = None) -> list[Diagnostic]:
+        """The errors that concern one key (its lookups fail with them)."""
+        return list(self._problems.get(self._key(type_or_name, name), ()))
+
+    def _key(self, type_or_name: str, name: str | None) -> Key:
+        if name is None:
+            try:
+                segments = split(type_or_name)
+            except DottedKeyError:
+                segments = None
+            return Key("Data", type_or_name if segments is None else str(segments[0]))
+        return key_of(self._spec(type_or_name)[0], name)
+
     # --- provenance ---------------------------------------------------------------------------
     def explain(self, type_or_name: str, name: str | None = None) -> Explanation:
-        """Provenance of a key: layers and categories consulted, winner, shadowed, merges."""
-        key = Key("Data", type_or_name) if name is None else key_of(self._spec(type_or_name)[0], name)
-        return explain(self._composer, key, self._values.get(key, MISSING))
+        """Provenance of a key: layers and categories consulted, winner, shadowed, merges, and
+        (a lenient composition) the errors that concern it."""
+        key = self._key(type_or_name, name)
+        return explain(self._composer, key, self._values.get(key, MISSING), self._problems.get(key, ()))
 
     def effective(self) -> list[EffectiveBinding]:
         """Every effective binding (not ``/classes``), sorted by key."""

@@ -20,10 +20,17 @@ class NestingRule(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class ComposeOptions:
-    """Settings of a composition; ``producers`` maps producer type names (or names) to factories."""
+    """Settings of a composition; ``producers`` maps producer type names (or names) to factories.
+
+    ``lenient``: make the injector despite errors (for ``cfmodel bindings inject/explain``):
+    a key that an error concerns fails at lookup with its errors, every other key answers,
+    and ``Injector.problems`` lists them all. The compiler composes strictly (ARM-8: an
+    error stops the compile), as does the default.
+    """
 
     nesting: NestingRule = NestingRule.VECTOR
     producers: Mapping[str, ProducerFactory] = field(default_factory=dict)
+    lenient: bool = False
 
 
 @dataclass(frozen=True, slots=True)

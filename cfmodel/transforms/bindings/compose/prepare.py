@@ -78,6 +78,7 @@ def prepare(
     spans: SpanTable,
     sites: Sequence[ModelObject] = (),
     options: ComposeOptions | None = None,
+    problems: Sequence[Diagnostic] = (),
 ) -> PreparedBindings:
     """Check and index the layers' bindings once, for any number of requests.
 
@@ -85,13 +86,15 @@ def prepare(
         layers: highest precedence first.
         spans: the span table of every parsed file the bindings came from.
         sites: ``Site`` model objects (at most one may declare categories).
-        options: nesting rule and custom producers.
+        options: nesting rule, custom producers, leniency.
+        problems: errors found while loading the layers (a lenient load), kept with these.
 
     Returns:
         The prepared bindings; errors found are kept and raised by ``injector()``.
     """
     options = options or ComposeOptions()
     diags = Diagnostics()
+    diags.extend(problems)
     order = category_order(sites, spans, diags)
     collector = Collector(order, spans, diags, options.nesting)
     entries = collector.collect(layers)

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from cfmodel.errors import Diagnostics, Span
+from cfmodel.errors import Diagnostic, Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -62,16 +62,21 @@ class ProviderContext:
 class LoadedLayers:
     layers: list[LayerInput]
     spans: SpanTable
+    problems: tuple[Diagnostic, ...] = ()  # the errors of a lenient load
 
 
 def load_layers(
-    layers: Sequence[ModelObject], providers: Mapping[str, BindingsProvider], spans: SpanTable
+    layers: Sequence[ModelObject],
+    providers: Mapping[str, BindingsProvider],
+    spans: SpanTable,
+    lenient: bool = False,
 ) -> LoadedLayers:
-    """Resolve every layer's URIs with the providers; errors are raised together at the end.
+    """Resolve every layer's URIs with the providers; errors are raised together at the end
+    (``lenient``: kept in ``problems`` instead, with what could be loaded).
 
     Raises:
-        CfCompileError: unknown schemes, missing bindings, misnamed files, provider errors.
-        CfSyntaxError: a bindings file does not parse.
+        CfCompileError: unknown schemes, missing bindings, misnamed files, bindings files that
+            do not parse, provider errors.
     """
     diags = Diagnostics()
     merged = SpanTable()
@@ -83,8 +88,9 @@ def load_layers(
         excluded = {str(n.name) for n in _resolve(list(layer.exclude), providers, span, diags, merged)}
         chosen = {str(n.name): n for n in included if str(n.name) not in excluded}
         result.append(LayerInput(str(layer.name), [chosen[k] for k in sorted(chosen)], span))
-    diags.raise_if_errors()
-    return LoadedLayers(result, merged)
+    if not lenient:
+        diags.raise_if_errors()
+    return LoadedLayers(result, merged, tuple(diags.sorted()))
 
 
 def _resolve(

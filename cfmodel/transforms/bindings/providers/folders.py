@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from cfmodel.errors import Diagnostics, Span
+from cfmodel.errors import CfSyntaxError, Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings, parse_file
 
 BINDINGS_DIR = "bindings"
@@ -76,7 +76,9 @@ class ModuleProvider:
 def load_folder(
     folder: Path, pattern: str, prefix: str, span: Span | None, diags: Diagnostics, quiet: bool = False
 ) -> list[ParsedBindings]:
-    """Parse the files of ``folder`` that ``pattern`` names; each must hold its own bindings."""
+    """Parse the files of ``folder`` that ``pattern`` names; each must hold its own bindings.
+
+    A file that does not parse is reported (its syntax error, with the others') and left out."""
     files = sorted(folder.glob(_glob(pattern))) if folder.is_dir() else []
     if not files and "*" not in pattern and not quiet:
         message = (
@@ -85,7 +87,11 @@ def load_folder(
         diags.error(span, message, "bindings-not-found")
     loaded = []
     for file in files:
-        parsed = parse_file(file)
+        try:
+            parsed = parse_file(file)
+        except CfSyntaxError as error:
+            diags.extend(error.diagnostics())
+            continue
         if _named_as_file(parsed, file.relative_to(folder), prefix, diags):
             loaded.append(parsed)
     return loaded

@@ -29,7 +29,7 @@ import shlex
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import MappingProxyType
@@ -162,7 +162,7 @@ class ProjectBindings:
 
     def prepare(self, options: ComposeOptions | None = None) -> PreparedBindings:
         options = options or ComposeOptions(nesting=self.settings.nesting)
-        return prepare(self.layers.layers, self.layers.spans, self.sites, options)
+        return prepare(self.layers.layers, self.layers.spans, self.sites, options, self.layers.problems)
 
 
 #: Merge behaviours forced for some ``hiera:`` keys while ``forcing_merges`` is active.
@@ -241,19 +241,24 @@ def load_project(
     facts: Mapping[str, Value],
     providers: Mapping[str, BindingsProvider] | None = None,
     merges: Mapping[str, Merge] | None = None,
+    lenient: bool = False,
 ) -> ProjectBindings:
     """Read ``site.bind`` and load every layer's bindings for this request.
 
+    ``lenient``: bindings files that do not parse and provider errors are kept (the
+    ``problems`` of the layers, for a lenient composition) instead of raised.
+
     Raises:
-        CfSyntaxError: a file does not parse.
-        CfCompileError: provider errors, all together.
+        CfSyntaxError: ``site.bind`` does not parse.
+        CfCompileError: provider errors and bindings files that do not parse, all together.
         CfLoadError: ``bad-project``.
     """
     settings = read_settings(root)
     diags = Diagnostics()
     all_providers = providers_for(settings, request_facts(facts), merges, diags)
     all_providers.update(providers or {})
-    diags.raise_if_errors()
+    if not lenient:
+        diags.raise_if_errors()
     spans = SpanTable()
     sites: list[ModelObject] = []
     site_file = settings.root / SITE_FILE
@@ -262,7 +267,10 @@ def load_project(
         spans.update(parsed.spans)
         sites = parsed.sites
     layers = [layer for site in sites for layer in site.layers] or project_default_layers(settings.root)
-    return ProjectBindings(settings, sites, load_layers(layers, all_providers, spans), all_providers)
+    loaded = load_layers(layers, all_providers, spans, lenient)
+    if diags.has_errors:
+        loaded = replace(loaded, problems=(*diags.sorted(), *loaded.problems))
+    return ProjectBindings(settings, sites, loaded, all_providers)
 
 
 def create_injector(
