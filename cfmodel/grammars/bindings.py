@@ -85,6 +85,9 @@ class ParsedBindings:
     model: ModelObject
     spans: SpanTable
     file: str
+    #: a provider's account of how it looked a key up (``hiera:``: every level and path, as
+    #: ``puppet lookup --explain``); ``explain`` shows it, for keys found and not found
+    tracer: Callable[[str], list[str]] | None = None
 
     @property
     def root(self) -> ModelObject:

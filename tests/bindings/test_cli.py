@@ -141,7 +141,7 @@ def test_explain(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
             "Data \"greeting\" = 'hello vm'",
             "  layers consulted: site, modules",
             "  categories consulted: node (n/a), environment=production, virtual=true, common=true",
-            '  not applicable: {dir}/bindings/default.bind:6:24 bind - (bindings default, layer "site", category node "kermit")',
+            '  not applicable: {dir}/bindings/default.bind:6:24 bind \'hello kermit\' (bindings default, layer "site", category node "kermit")',
             '  winner: {dir}/bindings/default.bind:7:23 bind \'hello vm\' (bindings default, layer "site", category virtual "true")',
             "  shadowed: {dir}/bindings/default.bind:8:3 bind 'hello' (bindings default, layer \"site\", category common)",
             "  shadowed: {dir}/libs/web/bindings/default.bind:2:3 bind 'hello from web' "

@@ -359,7 +359,7 @@ def test_explain_names_layers_categories_winner_and_shadowed(build: Build) -> No
         "  layers consulted: layer0, layer1\n"
         "  categories consulted: node=kermit, environment=production, common=true\n"
         '  winner: l0.bind:2:24 bind 2 (bindings h, layer "layer0", category node "kermit")\n'
-        '  not applicable: l1.bind:3:23 bind - (bindings l, layer "layer1", category node "piggy")\n'
+        '  not applicable: l1.bind:3:23 bind 3 (bindings l, layer "layer1", category node "piggy")\n'
         '  shadowed: l1.bind:2:3 bind 1 (bindings l, layer "layer1", category common)'
     )
 

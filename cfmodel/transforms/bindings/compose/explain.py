@@ -54,6 +54,8 @@ class Explanation:
     candidates: tuple[Candidate, ...]
     merge_steps: tuple[MergeStep, ...]
     problems: tuple[Diagnostic, ...] = ()  # errors that concern the key (a lenient composition)
+    #: providers' accounts of their lookups (``hiera:``): a title and its lines
+    traces: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def winner(self) -> Candidate | None:
@@ -77,6 +79,9 @@ class Explanation:
         for step in self.merge_steps:
             where = f"{step.span.start()} " if step.span is not None else ""
             lines.append(f"  merged: {where}{step.contribution} -> {step.result} ({step.where})")
+        for title, trace in self.traces:
+            lines.append(f"  {title}:")
+            lines.extend("    " + line for line in trace)
         lines.extend("  " + line for problem in self.problems for line in problem.render().splitlines())
         return "\n".join(lines)
 
@@ -96,6 +101,19 @@ def explain(composer: Composer, key: Key, value: Value, problems: Iterable[Diagn
         candidates,
         tuple(steps),
         tuple(problems),
+        _traces(composer, key),
+    )
+
+
+def _traces(composer: Composer, key: Key) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What the providers of the layers consulted say of their lookup of the key (for data
+    keys: ``hiera:`` looked a key up as ``puppet lookup --explain`` shows, found or not)."""
+    if key.namespace != "Data" or key.name.startswith("/"):
+        return ()
+    return tuple(
+        (f'{name} (layer "{layer.name}")', tuple(tracer(key.name)))
+        for layer in composer.prepared.layers
+        for name, tracer in layer.tracers.items()
     )
 
 
@@ -113,7 +131,7 @@ def _candidate(composer: Composer, entry: Entry, resolved: Resolved | None) -> C
     elif entry.abstract:
         text = "(abstract)"
     else:
-        text = show(composer._produce(entry)) if composer.is_applicable(entry) else "-"
+        text = show(composer._produce(entry))  # a binding that does not apply: what it would give
     return Candidate(status, entry.where(), entry.span, entry.kind, text, _provenance(entry))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cfmodel.errors import Span
@@ -33,10 +33,16 @@ class ComposeOptions:
     lenient: bool = False
 
 
+#: A provider's account of how it looked a key up (lines of text; ``explain`` shows them).
+KeyTracer = Callable[[str], list[str]]
+
+
 @dataclass(frozen=True, slots=True)
 class LayerInput:
-    """One layer: a label, its bindings (``NamedBindings``), and where it was declared."""
+    """One layer: a label, its bindings (``NamedBindings``), where it was declared, and the
+    tracers of the providers that made some of them (by bindings name: ``hiera``)."""
 
     name: str
     bindings: Sequence[ModelObject]
     span: Span | None = None
+    tracers: Mapping[str, KeyTracer] = field(default_factory=dict)

@@ -29,6 +29,7 @@ from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.transforms.bindings.compose import LayerInput, Value
+from cfmodel.transforms.bindings.compose.options import KeyTracer
 
 
 class BindingsProvider(Protocol):
@@ -84,10 +85,12 @@ def load_layers(
     result = []
     for layer in layers:
         span = spans.get(layer)
-        included = _resolve(list(layer.include), providers, span, diags, merged)
-        excluded = {str(n.name) for n in _resolve(list(layer.exclude), providers, span, diags, merged)}
+        tracers: dict[str, KeyTracer] = {}
+        included = _resolve(list(layer.include), providers, span, diags, merged, tracers)
+        excluded = {str(n.name) for n in _resolve(list(layer.exclude), providers, span, diags, merged, {})}
         chosen = {str(n.name): n for n in included if str(n.name) not in excluded}
-        result.append(LayerInput(str(layer.name), [chosen[k] for k in sorted(chosen)], span))
+        kept = {name: tracer for name, tracer in tracers.items() if name in chosen}
+        result.append(LayerInput(str(layer.name), [chosen[k] for k in sorted(chosen)], span, kept))
     if not lenient:
         diags.raise_if_errors()
     return LoadedLayers(result, merged, tuple(diags.sorted()))
@@ -99,6 +102,7 @@ def _resolve(
     span: Span | None,
     diags: Diagnostics,
     spans: SpanTable,
+    tracers: dict[str, KeyTracer],
 ) -> list[ModelObject]:
     found: list[ModelObject] = []
     for uri in uris:
@@ -113,6 +117,8 @@ def _resolve(
         for parsed in provider.load(path, span, diags):
             spans.update(parsed.spans)
             found.extend(parsed.named_bindings)
+            if parsed.tracer is not None:
+                tracers.update((str(n.name), parsed.tracer) for n in parsed.named_bindings)
     return found
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,16 @@ class Source:
 
 
 @dataclass(frozen=True, slots=True)
+class Location:
+    """One path a level names for this request: as written, as interpolated, and its data
+    (None: no such file)."""
+
+    original: str
+    path: Path
+    source: Source | None
+
+
+@dataclass(frozen=True, slots=True)
 class Found:
     """A key's value as Hiera looks it up, and where it came from (highest first)."""
 
@@ -101,6 +111,8 @@ class Hierarchy:
     config: Path
     facts: Mapping[str, Value]
     levels: list[list[Source]] = field(default_factory=list)
+    #: per level: its name and every location it names (what ``trace`` shows)
+    locations: list[tuple[str, list[Location]]] = field(default_factory=list)
     _options: dict[Any, Value] | None = None
     _looking: list[Any] = field(default_factory=list)
 
@@ -164,25 +176,29 @@ class Hierarchy:
             message = f'level "{name}" needs exactly one of {", ".join(LOCATIONS)}'
             raise HieraError(message, "hiera-config", span)
         datadir = self.config.parent / self._interpolate_path(str(level.get("datadir", "data")), span)
-        files = self._locations(kinds[0], level[kinds[0]], datadir, name, span)
-        return [self._source(name, f, backend) for f in files if f.is_file()]
+        named = self._locations(kinds[0], level[kinds[0]], datadir, name, span)
+        located = [Location(o, f, self._source(name, f, backend) if f.is_file() else None) for o, f in named]
+        self.locations.append((name, located))
+        return [found.source for found in located if found.source is not None]
 
-    def _locations(self, kind: str, spec: Any, datadir: Path, name: str, span: Span) -> list[Path]:
+    def _locations(
+        self, kind: str, spec: Any, datadir: Path, name: str, span: Span
+    ) -> list[tuple[str, Path]]:
+        """The files a level names for this request, each with the text it was written as."""
         if kind == "mapped_paths":
             if not (isinstance(spec, list) and len(spec) == 3 and all(isinstance(s, str) for s in spec)):
                 message = f'level "{name}": mapped_paths is [<fact or variable>, <name>, <path>]'
                 raise HieraError(message, "hiera-config", span)
             values = self._variable(spec[0])
             items = list(values) if isinstance(values, list | dict) else [] if values is None else [values]
-            paths = [self._interpolate_path(spec[2], span, {spec[1]: item}) for item in items]
-            return [datadir / p for p in paths]
+            return [(spec[2], datadir / self._interpolate_path(spec[2], span, {spec[1]: i})) for i in items]
         specs = [spec] if kind in ("path", "glob") else spec
         if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
             raise HieraError(f'level "{name}": {kind} must be text or a list of texts', "hiera-config", span)
-        paths = [self._interpolate_path(s, span) for s in specs]
+        paths = [(s, self._interpolate_path(s, span)) for s in specs]
         if kind in ("glob", "globs"):
-            return [f for p in paths for f in sorted(datadir.glob(p))]
-        return [datadir / p for p in paths]
+            return [(s, f) for s, p in paths for f in sorted(datadir.glob(p))]
+        return [(s, datadir / p) for s, p in paths]
 
     def _source(self, level: str, file: Path, backend: str) -> Source:
         try:
@@ -303,19 +319,10 @@ class Hierarchy:
 
     def merge_of(self, key: Any) -> Merge:
         """The merge behaviour of ``lookup_options`` for a key (``first`` if none)."""
-        options = self._lookup_options()
-        entry = options.get(key)
-        if entry is None:
-            entry = next(
-                (
-                    v
-                    for k, v in options.items()
-                    if isinstance(k, str) and k.startswith("^") and re.search(k, str(key))
-                ),
-                None,
-            )
-        if entry is None:
+        found = _options_entry(self._lookup_options(), key)
+        if found is None:
             return Merge()
+        entry = found[1]
         if not isinstance(entry, dict):
             raise MergeError(f"the lookup_options of {key!r} must be a mapping, not {show(entry)}")
         return parse_merge(entry.get("merge"))
@@ -360,6 +367,105 @@ class Hierarchy:
         return Found(merge_values(values, merge, single=len(self.levels) == 1), tuple(sources), merge)
 
 
+class Tracer:
+    """How Hiera looked one key up for this request, in the words of ``puppet lookup
+    --explain``: the ``lookup_options`` search and where the key's merge came from, then every
+    level and path searched (as written and as interpolated; "Path not found", "No such key",
+    or "Found key" with that level's own value) and the merged result. Paths are relative to
+    the project when inside it."""
+
+    def __init__(self, hierarchy: Hierarchy, root: Path, forced: Mapping[str, Merge]) -> None:
+        self.hierarchy, self.root, self.forced = hierarchy, root, forced
+
+    def __call__(self, name: str) -> list[str]:
+        try:
+            segments = split(name)
+        except DottedKeyError:
+            return [f'Searching for "{name}": not a valid key']
+        key = name if segments is None else str(segments[0])
+        try:
+            merge = self.forced.get(key) or self.hierarchy.merge_of(key)
+            lines = [*self._options(key, merge), *self._search(key, merge)]
+        except (HieraError, MergeError) as err:
+            return [f'Searching for "{key}": {err.message}']
+        if segments is not None and len(segments) > 1:
+            found = self.hierarchy.lookup(key, merge)
+            value = dig(found.value, segments[1:]) if found is not None else MISSING
+            dug = f"value: {show(value)}" if value is not MISSING else "not found"
+            lines.append(f'Digging into "{name}": {dug}')
+        return lines
+
+    def _path(self, path: Path) -> str:
+        return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
+
+    def _options(self, key: str, merge: Merge) -> list[str]:
+        lines = [f'Searching for "{LOOKUP_OPTIONS}"']
+        origin = None
+        for level, locations in self.hierarchy.locations:
+            lines.append(f'  Hierarchy entry "{level}"')
+            for location in locations:
+                lines.extend(self._path_lines(location, 4))
+                source = location.source
+                if source is None:
+                    continue
+                options = source.data.get(LOOKUP_OPTIONS)
+                entry = _options_entry(options, key) if isinstance(options, dict) else None
+                if entry is None:
+                    lines.append(f'      No such key: "{LOOKUP_OPTIONS}" entry for "{key}"')
+                    continue
+                said = f"entry {show(entry[0])} value: {show(entry[1])}"
+                lines.append(f'      Found key: "{LOOKUP_OPTIONS}" {said}')
+                origin = origin or f'{self._path(source.file)}, level "{level}"'
+        if str(key) in self.forced:
+            said = "given on the command line (--merge)"
+        else:
+            said = f"from {origin}" if origin else "the default: no lookup_options entry"
+        lines.append(f'  Merge of "{key}": {merge} ({said})')
+        return lines
+
+    def _search(self, key: str, merge: Merge) -> list[str]:
+        lines = [f'Searching for "{key}" (merge {merge.strategy})']
+        found = False
+        for level, locations in self.hierarchy.locations:
+            lines.append(f'  Hierarchy entry "{level}"')
+            for location in locations:
+                lines.extend(self._path_lines(location, 4))
+                source = location.source
+                if source is None:
+                    continue
+                if key not in source.data:
+                    lines.append(f'      No such key: "{key}"')
+                    continue
+                value = self.hierarchy.interpolate(source.data[key], source, key)
+                lines.append(f'      Found key: "{key}" value: {show(value)}')
+                found = True
+            if found and merge.strategy == "first":
+                return lines
+        if not found:
+            lines.append(f'  Not found: no data file of this request has "{key}"')
+        elif merge.strategy != "first":
+            result = self.hierarchy.lookup(key, merge)
+            lines.append(f"  Merged result: {show(result.value) if result is not None else 'none'}")
+        return lines
+
+    def _path_lines(self, location: Location, indent: int) -> list[str]:
+        pad = " " * indent
+        lines = [f'{pad}Path "{self._path(location.path)}"', f'{pad}  Original path: "{location.original}"']
+        if location.source is None:
+            lines.append(f"{pad}  Path not found")
+        return lines
+
+
+def _options_entry(options: Mapping[Any, Value], key: Any) -> tuple[Any, Value] | None:
+    """The ``lookup_options`` entry that applies to a key: exact, else the first ``^regex``."""
+    if key in options:
+        return key, options[key]
+    for name, value in options.items():
+        if isinstance(name, str) and name.startswith("^") and re.search(name, str(key)):
+            return name, value
+    return None
+
+
 def _interpolate(text: str, replace: Callable[[str], Value], span: Span | None) -> Value:
     def one(match: re.Match[str]) -> str:
         value = replace(match.group(1))
@@ -402,9 +508,14 @@ class HieraProvider:
             found = self._lookup(hierarchy, key, diags)
             if found is None:
                 continue
-            provenance = [f"hiera merge {found.merge}"] + [s.where(key) for s in found.sources]
-            builder.bind(named, str(key), found.value, found.sources[0].span(key), {"provenance": provenance})
-        return [builder.result()]
+            builder.bind(named, str(key), found.value, self._bound_at(config, found, key))
+        return [replace(builder.result(), tracer=Tracer(hierarchy, self.root, self.merges))]
+
+    @staticmethod
+    def _bound_at(config: Path, found: Found, key: Any) -> Span:
+        """Where a key is bound: its data file when one file gave the value, else (a merge of
+        several) the configuration: the value is no one file's."""
+        return found.sources[0].span(key) if len(found.sources) == 1 else file_span(config)
 
     def _lookup(self, hierarchy: Hierarchy, key: Any, diags: Diagnostics) -> Found | None:
         try:
