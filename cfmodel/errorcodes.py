@@ -192,6 +192,7 @@ _ALL: list[ErrorCode] = [
         ("map-required", "parameters are bound to a value that is not a map of names to values"),
         ("node-below-environment", "the category 'node' has a lower precedence than 'environment'"),
         ("not-a-collection", "a multibind binds something other than an Array or a Hash"),
+        ("not-a-subtype", "a type binding binds a type that is not the key's type or a subtype"),
         ("not-bound", "nothing binds the requested key"),
         ("override-nothing", "a binding declared override overrides nothing"),
         ("parameter-source-missing", "the source of bound parameters does not exist"),

@@ -297,6 +297,32 @@ def test_rebind_alias_and_renamed(build: Build) -> None:
     assert plain.lookup("the meaning of life", default="erased") == "erased"
 
 
+def test_rebind_rebinds_what_the_layers_below_produce_on_their_own(build: Build) -> None:
+    """The decided reading of ARM-8's rebind (docs/bindings.md): the layers below the
+    rebind's layer, composed on their own, give the value; the rebind's own layer's weaker
+    bindings are not what it rebinds while a lower layer binds the key."""
+    site = """bindings site {
+  bind "x" to 'site common'
+  when node 'kermit' { rebind "x" }
+}"""
+    modules = """bindings modules {
+  bind "x" to 'module common'
+  when node 'kermit' { bind "x" to 'module kermit' }
+  when node 'piggy' { bind "x" to optional $nothing }
+}"""
+    assert build(site, modules, facts={"fqdn": "kermit"}).lookup("x") == "module kermit"
+    assert build(site, modules, facts={"fqdn": "piggy"}).lookup("x") == "site common"  # no rebind for piggy
+    # the layers below on their own: their optional binding falls through to their common one
+    assert build(site.replace("'kermit'", "'piggy'"), modules, facts={"fqdn": "piggy"}).lookup("x") == (
+        "module common"
+    )
+    # rebinds compose: a rebind over a rebind reaches the bottom layer
+    top = "bindings top { when node 'kermit' { rebind \"x\" } }"
+    assert build(top, site, modules, facts={"fqdn": "kermit"}).lookup("x") == "module kermit"
+    # no lower layer binds it: the next weaker binding of its own layer (a lower category)
+    assert build(site, facts={"fqdn": "kermit"}).lookup("x") == "site common"
+
+
 def test_optional_producer_falls_through(build: Build) -> None:
     text = """bindings a {
   bind "x" to 1

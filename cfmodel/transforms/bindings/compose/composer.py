@@ -220,8 +220,14 @@ class Composer:
         return Resolved(entry, value)
 
     def _rebind(self, key: Key, group: list[Entry], index: int) -> Resolved | None:
+        """``rebind``: what the layers below the rebind's layer produce on their own, at the
+        rebind's precedence (so layers compose: a layer's rebind never sees its own weaker
+        bindings when a lower layer binds the key); without such a layer, the next weaker
+        binding of its own layer (a lower category)."""
         entry = group[index]
-        below = _next_weaker(group, index)
+        below = next((i for i in range(index + 1, len(group)) if group[i].layer > entry.layer), None)
+        if below is None:
+            below = _next_weaker(group, index)
         if below is None:
             message = f"rebind of {key}: nothing of lower precedence binds {key} ({entry.where()})"
             self.error(entry.span, message, "rebind-missing")

@@ -271,9 +271,58 @@ _CHECKS: dict[str, Callable[[Value, TypeSpec], bool]] = {
     "Pattern": lambda v, s: isinstance(v, str),
     "Array": _check_array,
     "Hash": _check_hash,
-    "Type": lambda v, s: isinstance(v, TypeValue),
+    "Type": lambda v, s: _check_type_value(v, s),
     "Class": lambda v, s: isinstance(v, TypeValue) and v.type.name == "Class",
 }
+
+
+#: The data types' supertypes (ARM-8's type system): a type conforms to its ancestors.
+_DATA_PARENTS = {
+    "Integer": "Number",
+    "Float": "Number",
+    "Number": "Scalar",
+    "String": "Scalar",
+    "Pattern": "Scalar",
+    "Boolean": "Scalar",
+    "Scalar": "Literal",
+    "Literal": "Data",
+    "Array": "Data",
+    "Hash": "Data",
+    "Undef": "Data",
+    "Data": "Any",
+}
+
+
+def is_data_subtype(given: TypeSpec, wanted: TypeSpec) -> bool:
+    """Whether the data type ``given`` is ``wanted`` or below it (``Integer`` is a ``Number``;
+    ``Array[Integer]`` an ``Array[Number]``: arguments compared one for one when both have them)."""
+    name: str | None = given.name
+    while name is not None and name != wanted.name:
+        name = _DATA_PARENTS.get(name)
+    if name is None:
+        return False
+    if given.name != wanted.name or not (given.args and wanted.args):
+        return True
+    return len(given.args) == len(wanted.args) and all(
+        is_data_subtype(g, w) for g, w in zip(given.args, wanted.args, strict=True)
+    )
+
+
+def bound_type(value: TypeValue) -> TypeSpec:
+    """The type a type binding binds: ``Type[X]`` gives ``X``; ``class x`` is itself."""
+    spec = value.type
+    return spec.args[0] if spec.name == "Type" and spec.args else spec
+
+
+def _check_type_value(value: Value, spec: TypeSpec) -> bool:
+    """``Type[X]`` holds a type that is ``X`` or a subtype: checked here for data types; for
+    entities the compiler checks it against the program (``not-a-subtype``)."""
+    if not isinstance(value, TypeValue):
+        return False
+    if not spec.args:
+        return True
+    wanted, given = spec.args[0], bound_type(value)
+    return not (wanted.is_data and given.is_data) or is_data_subtype(given, wanted)
 
 
 def type_name(value: Value) -> str:

@@ -59,7 +59,10 @@ from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
 from cfmodel.transforms.bindings.compose import Injector, compose
 from cfmodel.transforms.bindings.compose.values import (
+    TypeValue,
+    bound_type,
     decode_target,
+    parse_type,
     show_target,
     show_title,
 )
@@ -163,6 +166,9 @@ class Injection:
         for binding in self.injector.effective():
             name: str = binding.key.name
             where = f'bindings {binding.origin}, layer "{binding.layer}", {binding.category}'
+            if binding.key.namespace.startswith("Type[") and isinstance(binding.value, TypeValue):
+                self._check_subtype(binding.key.namespace, binding.value, binding.span, where, problems)
+                continue
             if name.startswith(VARIABLE):
                 variable = name[len(VARIABLE) :]
                 if binding.lazy:  # a producer: asked now
@@ -210,9 +216,12 @@ class Injection:
         if found is not None or type_name in self._skipped:
             return found
         namespace, _, local = type_name.rpartition("::")
-        program = self.ev.program
-        linked = program.main if namespace in ("", MAIN_NAMESPACE) else program.namespaces.get(namespace)
-        entity = linked.entities.get(local) if linked is not None else None
+        linked = (
+            self.ev.program.main
+            if namespace in ("", MAIN_NAMESPACE)
+            else self.ev.program.namespaces.get(namespace)
+        )
+        entity = self._entity(type_name)
         if entity is None:
             self._skipped.add(type_name)
             if linked is not None and type_name != "Class":  # not another project's module, not a class
@@ -223,6 +232,27 @@ class Injection:
             return None
         found = self.targets[type_name] = _Target(type_name, entity)
         return found
+
+    def _check_subtype(
+        self, key_type: str, value: TypeValue, span: Span | None, where: str, problems: list[Diagnostic]
+    ) -> None:
+        """ARM-8: ``bind Type[X] to Type[Y]`` needs ``Y`` to be ``X`` or a subtype. Checked when
+        either is an entity of the program (data types are checked when composing; types that
+        are neither are runtime types, which the program does not know)."""
+        wanted = parse_type(key_type).args[0].name
+        given = bound_type(value).name
+        wanted_entity, given_entity = self._entity(wanted), self._entity(given)
+        if wanted_entity is None and given_entity is None:
+            return
+        if wanted_entity is not None and given_entity is not None and wanted_entity in given_entity.mro:
+            return
+        if given_entity is None:
+            why = f"{given} is no entity of the program"
+        else:
+            parents = ", ".join(e.qualified_name for e in given_entity.mro[1:]) or "none"
+            why = f"{given_entity.qualified_name} does not extend {wanted} (its parents: {parents})"
+        message = f"bind {key_type} to {value}: the bound type must be {wanted} or a subtype; {why} ({where})"
+        problems.append(Diagnostic(span, message, "not-a-subtype"))
 
     def _has_index(
         self, target: _Target, titles: Titles, span: Span | None, where: str, problems: list[Diagnostic]
@@ -379,6 +409,7 @@ class Injection:
         raise Blocked(wait)
 
     def _entity(self, name: str) -> p.EntityType | None:
+        """The entity a type name of the bindings names (``Host``, ``web::Server``), if any."""
         namespace, _, local = name.rpartition("::")
         program = self.ev.program
         linked = program.main if namespace in ("", MAIN_NAMESPACE) else program.namespaces.get(namespace)
