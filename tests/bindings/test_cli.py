@@ -163,13 +163,14 @@ def test_errors_exit_1_as_file_line_col_without_traceback(project: Path) -> None
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+    # inject is lenient: the error of another key is a warning, the key's own error fails it
     assert result.stderr.splitlines() == [
+        'bindings/default.bind:4:3: warning: a concrete binding must be provided for Data "y": it is abstract '
+        '(bindings default, layer "site", category common)  [abstract-not-bound]',
         'bindings/default.bind:3:3: error: conflicting bindings of Data "x" in layer "site", category common: '
         "bindings default and bindings default bind it at the same precedence  [binding-conflict]",
         'bindings/default.bind:2:3: note: the other binding of Data "x" (bindings default) is here',
         'note: to resolve, bind Data "x" in a higher layer or a more specific category',
-        'bindings/default.bind:4:3: error: a concrete binding must be provided for Data "y": it is abstract '
-        '(bindings default, layer "site", category common)  [abstract-not-bound]',
     ]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,6 +25,11 @@ from .hiera_cases import CASES, HIERA, MISSES
 from .test_hiera import expected_output
 
 pytestmark = pytest.mark.slow
+
+
+#: Keys whose ``explain`` is compared with ``puppet lookup --explain``: a miss, a first-found
+#: hit, a merge.
+EXPLAINED = ["nokey", "message", "settings"]
 
 
 def puppet_lookup(work: Path, key: str, args: list[str]) -> subprocess.CompletedProcess[str]:
@@ -53,7 +58,8 @@ def puppet_answers(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, str
         return spec, done.stdout.strip()
 
     with ThreadPoolExecutor(2) as pool:
-        return dict(pool.map(run, enumerate([*(spec for spec, _ in CASES), *MISSES])))
+        specs = [*(spec for spec, _ in CASES), *MISSES, *(f"{key} --explain" for key in EXPLAINED)]
+        return dict(pool.map(run, enumerate(specs)))
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +97,51 @@ def test_misses_are_misses_for_puppet_too(key: str, puppet_answers: Mapping[str,
     either: it exits 1 and prints nothing but the machine's Facter noise (no "Could not run")."""
     answer = puppet_answers[key]
     assert answer.startswith("<puppet lookup failed (1):") and "Could not run" not in answer, answer
+
+
+def _puppet_searched(answer: str, key: str, root: Path) -> list[tuple[str, str]]:
+    """The paths ``puppet lookup --explain --render-as json`` searched for ``key`` (relative to
+    the project) and what each said: ``not found`` (no such file), ``no such key``, ``found``."""
+    events = {"location_not_found": "not found", "not_found": "no such key", "found": "found"}
+
+    def leaves(node: dict[str, object]) -> Iterator[tuple[str, str]]:
+        if "path" in node and "event" in node:
+            yield str(Path(str(node["path"])).relative_to(root)), events[str(node["event"])]
+        for branch in node.get("branches", []):  # type: ignore[attr-defined]  # JSON
+            yield from leaves(branch)
+
+    (searched,) = [b for b in json.loads(answer)["branches"] if b.get("key") == key]
+    return list(leaves(searched))
+
+
+def _cfmodel_searched(text: str, key: str) -> list[tuple[str, str]]:
+    """The same from ``cfmodel bindings explain``'s Hiera section."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(f'Searching for "{key}"'))
+    found: list[tuple[str, str]] = []
+    for line in lines[start:]:
+        line = line.strip()
+        if line.startswith('Path "'):
+            found.append((line[6:-1], ""))
+        elif line == "Path not found":
+            found[-1] = (found[-1][0], "not found")
+        elif line.startswith("No such key:"):
+            found[-1] = (found[-1][0], "no such key")
+        elif line.startswith("Found key:"):
+            found[-1] = (found[-1][0], "found")
+    return found
+
+
+@pytest.mark.parametrize("key", EXPLAINED)
+def test_explain_searches_what_puppet_lookup_explain_searches(
+    key: str, puppet_answers: Mapping[str, str], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``explain`` of a miss, a first-found hit and a merge: the same paths, in the same order,
+    with the same outcome per path, as ``puppet lookup --explain``."""
+    answer = puppet_answers[f"{key} --explain"]
+    assert not answer.startswith("<puppet lookup failed"), answer
+    main(["bindings", "explain", key, str(project), "--facts", str(project / "facts.yaml")])
+    out = capsys.readouterr().out
+    expected = _puppet_searched(answer, key, HIERA.resolve())
+    assert expected and any(outcome != "found" for _, outcome in expected)
+    assert _cfmodel_searched(out, key) == expected
