@@ -109,6 +109,13 @@ def _metamodel() -> Any:
     return pkg, host, disk
 
 
+def _ids_of(ids: dict[int, str]) -> Any:
+    def id_of(obj: Any) -> str | None:
+        return ids.get(id(obj))
+
+    return id_of
+
+
 def write_models(directory: Path, n: int, seed: int = 2) -> tuple[Path, Path]:
     """Two models of n instances (hosts and disks), the right one 1 % different."""
     pkg, host_cls, disk_cls = _metamodel()
@@ -136,7 +143,7 @@ def write_models(directory: Path, n: int, seed: int = 2) -> tuple[Path, Path]:
         target = directory / side
         target.mkdir(parents=True, exist_ok=True)
         ecore.write(target / "bench.ecore", pkg)
-        write(target / "model.xmi", objects, XmiOptions(id_of=lambda o, ids=ids: ids.get(id(o))))
+        write(target / "model.xmi", objects, XmiOptions(id_of=_ids_of(ids)))
         sides.append(target / "model.xmi")
     return sides[0], sides[1]
 
