@@ -12,13 +12,14 @@ Inmanta that mgmt has are translated, by the last segment of their name (``KIND_
 ``std::Package``/``apt::Package``/``yum::Package`` → ``pkg``, ``…::Service`` → ``svc``;
 their attributes renamed and their values converted, e.g. ``permissions: 644`` →
 ``mode: "0644"``, ``purged: true`` → ``state: absent``, ``onboot`` → ``startup``, package
-``removed`` → ``uninstalled``); any other kind is written with its last name segment in
-lower case and its attributes as fields. Meta parameters mgmt knows
+``removed`` or ``purged`` → ``uninstalled``); any other kind is written with its last name
+segment in lower case and its attributes as fields. Meta parameters mgmt knows
 (``MGMT_META``) go to ``meta``. Edges: ``requires``/``before`` are plain edges, the notifying
 kinds ``notify: true``. What cannot be carried is returned as ``losses`` (one line each):
 agents (a YAML graph is one host's; several agents need ``--agent``), send/recv fields (the
 format has none: the edge is kept, notifying), provenance, attributes a translated kind has
-no field for, meta parameters mgmt does not have, kinds mgmt does not have.
+no field for, meta parameters mgmt does not have, kinds mgmt does not have — per kind, with
+the number of resources when several.
 
 Reading (``read``/``parse``): the document is checked (a mapping; ``resources`` kinds holding
 lists of mappings with a string ``name``; edges naming resources of the document) and
@@ -102,9 +103,11 @@ def _std_package(attrs: Mapping[str, Value], name: str) -> tuple[Fields, list[st
     states = {"installed": "installed", "removed": "uninstalled", "latest": "newest"}
     fields: Fields = {}
     state = attrs.get("state")
-    if isinstance(state, str):
+    if attrs.get("purged") is True:
+        fields["state"] = "uninstalled"
+    elif isinstance(state, str):
         fields["state"] = states.get(state, state)
-    return fields, [k for k in attrs if k not in {"name", "state"}]
+    return fields, [k for k in attrs if k not in {"name", "state", "purged"}]
 
 
 def _std_service(attrs: Mapping[str, Value], name: str) -> tuple[Fields, list[str]]:
@@ -195,7 +198,15 @@ def to_text(graph: ResourceGraph) -> YamlGraph:
     }
     if any(r.provenance for r in graph.resources.values()):
         losses.append("provenance: source positions and statements are not part of the format")
-    return YamlGraph("---\n" + _dump(doc), losses)
+    return YamlGraph("---\n" + _dump(doc), _counted(losses))
+
+
+def _counted(losses: list[str]) -> list[str]:
+    """Each loss once, in first-seen order, with how many resources it concerns when several."""
+    counts: dict[str, int] = {}
+    for loss in losses:
+        counts[loss] = counts.get(loss, 0) + 1
+    return [loss if n == 1 else f"{loss} ({n} resources)" for loss, n in counts.items()]
 
 
 def write(target: Path | str, graph: ResourceGraph) -> list[str]:
@@ -211,7 +222,7 @@ def _entry(res: Resource, kind: str, losses: list[str], unknown_kinds: set[str])
     if translation is not None:
         fields, left = translation[1](res.attributes, res.name)
         if left:
-            losses.append(f"{res.id}: attributes {', '.join(left)} have no field in mgmt's {kind}")
+            losses.append(f"{res.kind}: attributes {', '.join(left)} have no field in mgmt's {kind}")
     else:
         fields = {k: v for k, v in res.attributes.items() if k != "name"}
         if res.kind != kind:
@@ -219,7 +230,7 @@ def _entry(res: Resource, kind: str, losses: list[str], unknown_kinds: set[str])
     meta = {k: v for k, v in res.meta.items() if k in MGMT_META}
     dropped = [k for k in res.meta if k not in MGMT_META]
     if dropped:
-        losses.append(f"{res.id}: meta parameters {', '.join(dropped)} are not mgmt's")
+        losses.append(f"{res.kind}: meta parameters {', '.join(dropped)} are not mgmt's")
     if meta:
         entry["meta"] = meta
     entry.update(fields)

@@ -141,8 +141,8 @@ def test_the_text_and_what_it_could_not_carry() -> None:
     assert made.text == EXPECTED
     assert made.losses == [
         "agent: h1 (a YAML graph does not name its host)",
-        "apt::Package[h1,name=app]: meta parameters purge_on_delete are not mgmt's",
-        "std::File[h1,path=/etc/app/app.conf]: attributes reload have no field in mgmt's file",
+        "apt::Package: meta parameters purge_on_delete are not mgmt's",
+        "std::File: attributes reload have no field in mgmt's file",
         "kind web::Vhost: mgmt has no such kind; written as 'vhost' with its attributes",
         "send/recv std::Service[h1,name=app].status -> web::Vhost[h1,name=shop.example.com].backend: "
         "the format has no send/recv; written as a notifying edge",
@@ -240,3 +240,12 @@ def test_reading_errors_point_into_the_file(text: str, message: str) -> None:
     with pytest.raises(CfSerializationError) as err:
         yamlgraph.parse(text)
     assert err.value.render() == message
+
+
+def test_one_loss_line_per_kind_with_its_count() -> None:
+    b = GraphBuilder("g", language="cf")
+    for name in ("a", "b", "c"):
+        b.resource("std::Package", name, meta={"send_event": True}, attributes={"purged": name == "c"})
+    made = yamlgraph.to_text(b.build())
+    assert made.losses == ["std::Package: meta parameters send_event are not mgmt's (3 resources)"]
+    assert "  - name: c\n    state: uninstalled\n" in made.text  # purged: the package goes

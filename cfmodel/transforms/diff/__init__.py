@@ -62,7 +62,7 @@ def diff(left: Any, right: Any, left_name: str = "", right_name: str = "") -> Co
         CfUsageError: a side is no model.
     """
     a, b = as_side(left, left_name or "left"), as_side(right, right_name or "right")
-    comparison = Comparison(a.name, b.name)
+    comparison = Comparison(left_name or a.name, right_name or b.name)
     if a.objects or b.objects:
         compare_objects(comparison, a.objects, a.id_of, b.objects, b.id_of)
     if a.graph is not None or b.graph is not None:

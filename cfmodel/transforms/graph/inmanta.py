@@ -6,10 +6,13 @@ resources it requires) — or that file.
 Output: ``graph_from_export`` — a ``ResourceGraph`` (``language`` ``cf``): one resource per
 entry, its id without the version (``fs::File[host1,path=/etc/motd]``), kind the entity type,
 agent the id's agent, key and name the id attribute and its value; every field but ``id``,
-``requires`` and ``version`` an attribute, except ``send_event``, ``receive_events`` and
-``purge_on_delete``, which are meta parameters (they say how the resource is handled, not
-what it is); one ``requires`` edge per required id. Provenance, when the caller has it
-(``provenance_of``), is the instance that was exported.
+``requires`` and ``version`` an attribute, except ``send_event``, ``receive_events``,
+``purge_on_delete``, ``report_only``, ``references`` and ``mutators``, which are meta
+parameters (they say how the resource is handled, not what it is); one edge per required
+id: ``listens`` when the required resource sends events (``send_event``) and this one takes
+them (``receive_events`` not false) — Inmanta then notifies it of changes, as mgmt's
+``notify`` does — else ``requires``. Provenance, when the caller has it (``provenance_of``), is the instance
+that was exported.
 
 Errors (``CfSerializationError`` ``bad-export``, or ``CfCompileError`` from the builder:
 ``unknown-resource`` for a required id the export does not hold, ``incompatible-duplicate``):
@@ -33,7 +36,9 @@ RESOURCE_ID = re.compile(
     r"^(?P<type>[\w-]+(?:::[\w-]+)*::[\w-]+)\[(?P<agent>[^,]+),(?P<attr>[^=]+)=(?P<value>[^\]]+)\]"
     r"(?:,v=(?P<version>\d+))?$"
 )
-META_FIELDS = frozenset(["send_event", "receive_events", "purge_on_delete"])
+META_FIELDS = frozenset(
+    ["send_event", "receive_events", "purge_on_delete", "report_only", "references", "mutators"]
+)
 NOT_ATTRIBUTES = frozenset(["id", "requires", "version"])
 MAX_BYTES = 256 * 1024 * 1024
 
@@ -83,9 +88,15 @@ def graph_from_export(
             kind, value, agent=agent, key=attr, id=rid, attributes=fields, meta=meta, provenance=origin
         )
         requires.append((rid, needed))
+    events = {rid: entry for rid, entry in zip((r for r, _ in requires), document, strict=True)}
     for rid, needed in requires:
+        origin = provenance_of(rid) if provenance_of is not None else None
         for other in needed:
-            builder.requires(rid, other, provenance_of(rid) if provenance_of is not None else None)
+            sender = events.get(other, {})
+            if sender.get("send_event") is True and events[rid].get("receive_events") is not False:
+                builder.listen(rid, other, origin)  # the required resource's changes reach this one
+            else:
+                builder.requires(rid, other, origin)
     return builder.build()
 
 
