@@ -61,6 +61,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "class_diagram": ("cfmodel.transforms.graph.diagram", "class_diagram"),
     "instance_diagram": ("cfmodel.transforms.graph.diagram", "instance_diagram"),
     "diff": ("cfmodel.transforms.diff", "diff"),
+    "load_xmi": ("cfmodel.saved", "load_xmi"),
+    "load_json": ("cfmodel.saved", "load_json"),
+    "SavedModel": ("cfmodel.saved", "SavedModel"),
     "Comparison": ("cfmodel.transforms.diff.model", "Comparison"),
 }
 
@@ -79,6 +82,7 @@ __all__ = [
     "LiftOptions",
     "LinkedProgram",
     "ResourceGraph",
+    "SavedModel",
     "Span",
     "ValidationReport",
     "__version__",
@@ -89,8 +93,10 @@ __all__ = [
     "import_ecore",
     "instance_diagram",
     "lift",
+    "load_json",
     "load_metamodel",
     "load_project",
+    "load_xmi",
     "parse_file",
     "parse_str",
     "read_graph",
@@ -106,6 +112,9 @@ if TYPE_CHECKING:
     from cfmodel.pipeline import compile_project as compile_project
     from cfmodel.project import load_project as load_project
     from cfmodel.project import parse_file as parse_file
+    from cfmodel.saved import SavedModel as SavedModel
+    from cfmodel.saved import load_json as load_json
+    from cfmodel.saved import load_xmi as load_xmi
     from cfmodel.transforms.cf.ecore_import import import_ecore as import_ecore
     from cfmodel.transforms.cf.lift import DomainMetamodel as DomainMetamodel
     from cfmodel.transforms.cf.lift import LiftOptions as LiftOptions

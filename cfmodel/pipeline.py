@@ -38,6 +38,7 @@ from typing import Any
 from pyecore.ecore import EObject, EPackage
 
 from cfmodel.cache import ParseCache
+from cfmodel.display import html_table, summary_repr
 from cfmodel.errors import CfUsageError, Diagnostic
 from cfmodel.project import ModuleInfo, Project, load_project
 from cfmodel.serializers import atomic
@@ -298,6 +299,18 @@ class CompileResult:
     def counts(self) -> dict[str, int]:
         """Instances per entity (exact type), by qualified name, sorted by name."""
         return count_instances(self.raw_instances)
+
+    def __repr__(self) -> str:
+        return summary_repr(f"CompileResult {self.name}", self.counts())
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: instances per entity, then the warnings (both bounded)."""
+        total = len(self.raw_instances)
+        title = f"{self.name}: {total} instance{'s' if total != 1 else ''} ({self.seconds:.2f} s)"
+        page = html_table(title, ("entity", "instances"), list(self.counts().items()))
+        if self.warnings:
+            page += html_table("warnings", ("warning",), [(w.render(),) for w in self.warnings])
+        return page
 
     def dump(self) -> str:
         """A canonical text of the instances (for tests and differential checks)."""

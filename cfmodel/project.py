@@ -164,6 +164,14 @@ class Project:
     def total_lines(self) -> int:
         return sum(n.lines for n in self.namespaces.values())
 
+    def __repr__(self) -> str:
+        # bounded: the syntax trees are not shown (a large project's would be megabytes)
+        count = len(self.namespaces)
+        return (
+            f"<Project {self.name}: {count} namespace{'s' if count != 1 else ''}, "
+            f"{self.total_lines} lines, main {self.main}>"
+        )
+
 
 def _read_project_settings(root: Path) -> tuple[str, list[Path], bool, list[str]]:
     """The project's name, module path, whether the settings file gave the name, and notes."""

@@ -48,3 +48,12 @@ def test_importing_cfmodel_does_not_import_the_pipeline() -> None:
     code = "import sys, cfmodel; print(sorted(m for m in ('pyecore', 'textx', 'jinja2') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_the_license_file_is_the_license_setup_cfg_names() -> None:
+    root = PACKAGE.parent
+    setup = (root / "setup.cfg").read_text(encoding="utf-8")
+    assert "license = Apache-2.0\nlicense_files = LICENSE\n" in setup
+    text = (root / "LICENSE").read_text(encoding="utf-8")
+    assert text.split()[:4] == ["Apache", "License", "Version", "2.0,"]
+    assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text

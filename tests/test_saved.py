@@ -1,0 +1,56 @@
+"""Loading saved models back (``cfmodel.load_xmi``/``load_json``) and bounded displays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import cfmodel
+from cfmodel.display import MAX_ROWS, html_table, summary_repr
+from cfmodel.errors import CfLoadError
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "webshop"
+
+
+@pytest.fixture(scope="module")
+def result() -> cfmodel.CompileResult:
+    return cfmodel.compile_project(EXAMPLE)
+
+
+def test_xmi_and_json_read_back_equal_to_the_compile(result: cfmodel.CompileResult, tmp_path: Path) -> None:
+    written = result.save_xmi(tmp_path / "xmi")
+    saved = cfmodel.load_xmi(written[-1])
+    assert saved.counts() == result.counts()
+    servers = saved.instances("web::Server")
+    assert [s.name for s in servers] == ["web1.example.com", "web2.example.com"]
+    assert saved.instances("Server") == servers  # a plain name when only one namespace has it
+    assert len(saved.objects) == sum(result.counts().values())
+    result.save_json(tmp_path / "model.json")
+    from_json = cfmodel.load_json(tmp_path / "model.json", metamodel=tmp_path / "xmi")
+    assert from_json.counts() == result.counts()
+    assert [s.name for s in from_json.instances("web::Server")] == ["web1.example.com", "web2.example.com"]
+
+
+def test_loading_names_what_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(CfLoadError) as caught:
+        cfmodel.load_xmi(tmp_path / "nothing.xmi")
+    assert caught.value.render() == f"error: {tmp_path}/nothing.xmi: no such file  [load]"
+    (tmp_path / "lonely.xmi").write_text("<xmi:XMI/>", encoding="utf-8")
+    with pytest.raises(CfLoadError) as caught:
+        cfmodel.load_xmi(tmp_path / "lonely.xmi")
+    assert caught.value.render() == (
+        f"error: {tmp_path}/lonely.xmi: no metamodel: no .ecore file in {tmp_path} (give metamodel=...)  [load]"
+    )
+
+
+def test_displays_are_bounded_and_escaped() -> None:
+    counts = {f"ns::Class{i}": i for i in range(10_000)}
+    text = summary_repr("big", counts)
+    assert len(text) < 40 * MAX_ROWS and text.endswith(f"… {10_000 - MAX_ROWS} more classes)>")
+    rows = [("<script>alert(1)</script>", "x" * 10_000)] * 5_000
+    page = html_table("t & <b>", ("a", "b"), rows)
+    assert "<script>" not in page and "&lt;script&gt;" in page and "t &amp; &lt;b&gt;" in page
+    assert page.count("<tr>") == MAX_ROWS + 2  # the header, the rows shown, "… more rows"
+    assert f"… {5_000 - MAX_ROWS} more rows" in page
+    assert len(page) < 300 * MAX_ROWS
