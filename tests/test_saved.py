@@ -54,3 +54,39 @@ def test_displays_are_bounded_and_escaped() -> None:
     assert page.count("<tr>") == MAX_ROWS + 2  # the header, the rows shown, "… more rows"
     assert f"… {5_000 - MAX_ROWS} more rows" in page
     assert len(page) < 300 * MAX_ROWS
+
+
+def test_ordinary_mistakes_are_said_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Usage mistakes exit 2 with a one-line reason (before any work); a missing project is
+    the same error for every command; never "internal error"."""
+    from cfmodel.cli import main
+
+    a_file = tmp_path / "a-file"
+    a_file.write_text("", encoding="utf-8")
+    cases = [
+        (
+            ["xmi", "export", str(EXAMPLE), "-o", str(a_file)],
+            2,
+            f"cfmodel: -o {a_file}: this is a file; give the directory to write into\n",
+        ),
+        (
+            ["ecore", "export", str(EXAMPLE), "-o", str(a_file)],
+            2,
+            f"cfmodel: -o {a_file}: this is a file; give the directory to write into\n",
+        ),
+        (
+            ["json", "export", str(EXAMPLE), "-o", str(tmp_path)],
+            2,
+            f"cfmodel: -o {tmp_path}: this is a directory; give the file to write\n",
+        ),
+    ]
+    missing = tmp_path / "missing"
+    for command in (["compile"], ["bindings", "show"], ["env", "list"], ["env", "which"]):
+        cases.append(([*command, str(missing)], 1, f"error: no such project directory: {missing}  [load]\n"))
+    for argv, code, err in cases:
+        assert main(argv) == code, argv
+        assert capsys.readouterr().err == err, argv
+    from cfmodel.transforms.bindings.providers import create_injector
+
+    with pytest.raises(CfLoadError):
+        create_injector(missing, {})

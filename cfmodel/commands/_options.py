@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from cfmodel.cache import ParseCache
-from cfmodel.errors import CfUsageError
+from cfmodel.errors import CfLoadError, CfUsageError
 from cfmodel.transforms.bindings.trusted import TrustedError, with_trusted
 
 
@@ -29,6 +29,30 @@ def parse_cache(args: argparse.Namespace) -> ParseCache | None:
         return None
     cache_dir = getattr(args, "cache_dir", None)
     return ParseCache(Path(cache_dir) if cache_dir else None)
+
+
+def project_dir(args: argparse.Namespace) -> Path:
+    """The command's PROJECT, which must be a directory (as every command reports it)."""
+    root = Path(args.project)
+    if not root.is_dir():
+        raise CfLoadError(f"no such project directory: {root}", None, "load")
+    return root
+
+
+def output_directory(value: str) -> Path:
+    """``-o DIR``: a directory to write into (made if missing), never an existing file."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise CfUsageError(f"-o {value}: this is a file; give the directory to write into")
+    return path
+
+
+def output_file(value: str) -> Path:
+    """``-o FILE``: a file to write, never an existing directory."""
+    path = Path(value)
+    if path.is_dir():
+        raise CfUsageError(f"-o {value}: this is a directory; give the file to write")
+    return path
 
 
 def add_project_argument(parser: argparse.ArgumentParser) -> None:

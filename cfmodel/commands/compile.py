@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args, parse_cache
+from cfmodel.commands._options import (
+    add_project_argument,
+    add_request_options,
+    facts_from_args,
+    output_directory,
+    output_file,
+    parse_cache,
+)
 
 ORDER = 20
 
@@ -140,18 +147,20 @@ def _dump(args: argparse.Namespace) -> int:
 
 
 def cmd_xmi_export(args: argparse.Namespace) -> int:
+    output = output_directory(args.output)  # a usage mistake is said before compiling
     result = compile_from_args(args)
     _warnings(result)
-    written = result.save_xmi(Path(args.output))
+    written = result.save_xmi(output)
     for path in written:
         print(path)
     return _done()
 
 
 def cmd_json_export(args: argparse.Namespace) -> int:
+    output = output_file(args.output)
     result = compile_from_args(args)
     _warnings(result)
-    result.save_json(Path(args.output))
+    result.save_json(output)
     print(args.output)
     return _done()
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, parse_cache
+from cfmodel.commands._options import add_project_argument, output_directory, parse_cache
 
 ORDER = 60
 
@@ -29,7 +29,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     for warning in program.warnings:
         print(warning.render(), file=sys.stderr)
     options = LiftOptions(uri_base=args.uri_base or DEFAULT_URI_BASE, spans=args.spans)
-    for path in lift(program, options).write(Path(args.output)):
+    for path in lift(program, options).write(output_directory(args.output)):
         print(path)
     return 0
 
@@ -37,7 +37,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from cfmodel.transforms.cf.ecore_import import import_ecore
 
-    for path in import_ecore([Path(f) for f in args.files], Path(args.output), args.name, args.force):
+    for path in import_ecore(
+        [Path(f) for f in args.files], output_directory(args.output), args.name, args.force
+    ):
         print(path)
     return 0
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
+from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args, project_dir
 from cfmodel.errors import CfUsageError
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     from cfmodel.transforms.environments.environments import evaluate_environments
     from cfmodel.transforms.environments.request import catalog_model
 
-    evaluation = evaluate_environments(args.project, facts_from_args(args), args.environment)
+    evaluation = evaluate_environments(project_dir(args), facts_from_args(args), args.environment)
     catalog = evaluation.catalog
     for diagnostic in evaluation.diagnostics:
         print(diagnostic.render(), file=sys.stderr)
@@ -61,7 +61,7 @@ def cmd_which(args: argparse.Namespace) -> int:
 
     classifier = EncClassifier(command=shlex.split(args.classifier)) if args.classifier else None
     result = run_request(
-        args.project, facts_from_args(args), args.environment, RequestOptions(classifier=classifier)
+        project_dir(args), facts_from_args(args), args.environment, RequestOptions(classifier=classifier)
     )
     for diagnostic in result.warnings:
         print(_relative(diagnostic.render()), file=sys.stderr)

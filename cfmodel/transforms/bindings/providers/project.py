@@ -92,9 +92,12 @@ def read_settings(root: str | Path) -> ProjectSettings:
     """The bindings settings of a project (defaults when there is no ``project.yml``).
 
     Raises:
-        CfLoadError: ``bad-project``: the file or its ``bindings`` section is malformed.
+        CfLoadError: ``load``: no such directory; ``bad-project``: the file or its ``bindings``
+            section is malformed.
     """
     root = Path(root)
+    if not root.is_dir():
+        raise CfLoadError(f"no such project directory: {root}", None, "load")
     file = next((root / name for name in PROJECT_FILES if (root / name).is_file()), None)
     if file is None:
         return ProjectSettings(root, (root / "libs",))
