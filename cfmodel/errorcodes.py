@@ -262,7 +262,7 @@ _ALL: list[ErrorCode] = [
         ("bad-value", "a literal in a model file is not a valid value of its data type"),
         ("bad-xmi", "an XMI file is not a model cfmodel can read"),
         ("invalid-metamodel", "a metamodel is not valid Ecore and cannot be written"),
-        ("invalid-model", "a model breaks its metamodel and cannot be written"),
+        ("invalid-model", "a model breaks its metamodel or its constraints, so it is not written"),
         ("io", "a file cannot be read or written"),
         ("missing-package", "a metamodel refers to packages no given file defines"),
         ("too-deep", "an XML document nests elements deeper than the limit"),

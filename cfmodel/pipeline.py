@@ -55,6 +55,8 @@ from cfmodel.transforms.cf.refine.injection import EmptyBindings, InjectorLike, 
 from cfmodel.transforms.cf.refine.report import count_instances, dump_instances
 from cfmodel.transforms.cf.refine.values import Instance
 from cfmodel.transforms.cf.resolve import resolve as resolve_project
+from cfmodel.transforms.cf.validate_instances import InvalidModelError
+from cfmodel.transforms.cf.validate_instances import validate as validate_instances
 from cfmodel.transforms.environments.request import RequestResult, load_target, run_request
 
 __all__ = [
@@ -384,13 +386,30 @@ class CompileResult:
         """One ``<package>.ecore`` per root package of the metamodel."""
         return self.domain.ecore_files()
 
-    def save_xmi(self, directory: Path | str) -> list[Path]:
-        """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*."""
+    def save_xmi(self, directory: Path | str, *, validate: bool = True) -> list[Path]:
+        """Write the metamodel (``.ecore`` files) and ``<project>.xmi`` into *directory*.
+
+        The instances are validated first (``validate_instances``: as the compiler judges
+        them), so a model changed by hand is not saved invalid; ``validate=False`` writes it
+        anyway (a fresh compile is valid: the CLI's exports skip the check).
+
+        Raises:
+            InvalidModelError: the model does not validate (nothing is written).
+        """
+        if validate:
+            self._refuse_if_invalid("save_xmi")
         return write_xmi(self.name, self.domain, self.instance_model, directory)
 
-    def save_json(self, file: Path | str) -> Path:
-        """Write the instance model in cfmodel's JSON format."""
+    def save_json(self, file: Path | str, *, validate: bool = True) -> Path:
+        """Write the instance model in cfmodel's JSON format (validated first, as ``save_xmi``)."""
+        if validate:
+            self._refuse_if_invalid("save_json")
         return write_json(self.instance_model, file)
+
+    def _refuse_if_invalid(self, action: str) -> None:
+        report = validate_instances(self.model, self.domain)
+        if not report.ok:
+            raise InvalidModelError(report, action)
 
 
 # ---------------------------------------------------------------------------- dumps

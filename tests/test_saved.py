@@ -90,3 +90,24 @@ def test_ordinary_mistakes_are_said_as_such(tmp_path: Path, capsys: pytest.Captu
 
     with pytest.raises(CfLoadError):
         create_injector(missing, {})
+
+
+def test_saving_validates_by_default(result: cfmodel.CompileResult, tmp_path: Path) -> None:
+    server = result.instances("web::Server")[0]
+    server.port = 70000
+    try:
+        for save in (lambda: result.save_xmi(tmp_path / "x"), lambda: result.save_json(tmp_path / "m.json")):
+            with pytest.raises(cfmodel.CfModelError) as caught:
+                save()
+            assert caught.value.render().splitlines()[1] == (
+                'note: web::Server[name="web1.example.com"]: port: 70000 does not satisfy the condition of '
+                "web::port (self > 0 and self < 65536)  [constraint]"
+            )
+        assert caught.value.render().splitlines()[0] == (
+            "error: the model is invalid (1 error): save_json refused (nothing written; validate=False "
+            "writes it anyway)  [invalid-model]"
+        )
+        assert not (tmp_path / "x").exists() and not (tmp_path / "m.json").exists()
+        assert len(result.save_xmi(tmp_path / "x", validate=False)) == 5
+    finally:
+        server.port = 80

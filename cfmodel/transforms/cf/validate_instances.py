@@ -34,7 +34,7 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EEnumLiteral, EObject, EPackage
 
-from cfmodel.errors import CfModelError, CfUsageError
+from cfmodel.errors import CfEvaluationError, CfModelError, CfUsageError, Note
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
 from cfmodel.project import load_project
@@ -143,6 +143,20 @@ class ValidationReport:
 
     def _repr_html_(self) -> str:  # Jupyter
         return f"<pre>{escape(str(self))}</pre>"
+
+
+class InvalidModelError(CfEvaluationError):
+    """A model that does not validate was not saved: ``report`` says why."""
+
+    def __init__(self, report: ValidationReport, action: str) -> None:
+        errors = report.errors()
+        count = len(errors)
+        message = (
+            f"the model is invalid ({count} error{'s' if count != 1 else ''}): {action} refused "
+            "(nothing written; validate=False writes it anyway)"
+        )
+        super().__init__(message, None, "invalid-model", [Note(None, f"{label}: {p}") for label, p in errors])
+        self.report = report
 
 
 # ---------------------------------------------------------------------- validation
