@@ -24,6 +24,13 @@ EXIT_OK, EXIT_USER_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 #: takes such a value for another option, and Python 3.11's drops a "--" value altogether.
 DASH_VALUE_OPTIONS = ("--knock-out-prefix",)
 
+#: Options of the subcommands that may also be written before the subcommand
+#: (``cfmodel --no-cache --fact env=prod compile``): flags, and options taking one value.
+LEADING_FLAGS = frozenset(("--no-cache",))
+LEADING_WITH_VALUE = frozenset(
+    ("--cache-dir", "--fact", "--facts", "--environment", "--node", "--trusted-facts")
+)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -65,9 +72,33 @@ def shield_dash_values(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     return shielded, values
 
 
+def move_leading_options(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the subcommands' options written before the subcommand moved after it
+    (argparse reads an option only after the command that declares it)."""
+    leading: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        option = arg.partition("=")[0]
+        if option in LEADING_FLAGS or (option in LEADING_WITH_VALUE and "=" in arg):
+            leading.append(arg)
+            index += 1
+        elif arg in LEADING_WITH_VALUE and index + 1 < len(argv):
+            leading += [arg, argv[index + 1]]
+            index += 2
+        else:
+            break
+    rest = list(argv[index:])
+    if "--" in rest:  # options must stay before a "--" that ends them
+        cut = rest.index("--")
+        return [*rest[:cut], *leading, *rest[cut:]]
+    return [*rest, *leading]
+
+
 def parse_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
-    """``parser.parse_args(argv)``, with option values that start with "-" kept as given."""
-    shielded, values = shield_dash_values(argv)
+    """``parser.parse_args(argv)``, with the subcommands' options accepted before the
+    subcommand too and option values that start with "-" kept as given."""
+    shielded, values = shield_dash_values(move_leading_options(argv))
     args = parser.parse_args(shielded)
     for name, value in vars(args).items():
         if isinstance(value, str) and value in values:
