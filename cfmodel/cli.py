@@ -9,6 +9,7 @@ Exit codes: 0 ok, 1 a problem with the user's input (reported as
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
@@ -116,7 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cfmodel: {error.message}", file=sys.stderr)
         return EXIT_USAGE
     except CfModelError as error:
-        print(error.render(), file=sys.stderr)
+        if getattr(args, "format", None) == "json":  # one JSON object per diagnostic, for scripts
+            for diagnostic in error.diagnostics():
+                print(json.dumps(diagnostic.to_json(), ensure_ascii=False), file=sys.stderr)
+        else:
+            print(error.render(), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("cfmodel: interrupted", file=sys.stderr)

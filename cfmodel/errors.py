@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -69,6 +70,28 @@ class Diagnostic:
         lines = [_render_line(self.span, self.severity.value, self.message, self.code)]
         lines.extend(_render_line(n.span, "note", n.message, None) for n in self.notes)
         return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The diagnostic for scripts (``--format json``): position, severity, code, message, notes."""
+        return {
+            **_span_json(self.span),
+            "severity": self.severity.value,
+            "code": self.code,
+            "message": self.message,
+            "notes": [{**_span_json(n.span), "message": n.message} for n in self.notes],
+        }
+
+
+def _span_json(span: Span | None) -> dict[str, Any]:
+    if span is None:
+        return {"file": None, "line": None, "col": None, "end_line": None, "end_col": None}
+    return {
+        "file": span.file,
+        "line": span.line,
+        "col": span.col,
+        "end_line": span.end_line,
+        "end_col": span.end_col,
+    }
 
 
 def _render_line(span: Span | None, severity: str, message: str, code: str | None) -> str:

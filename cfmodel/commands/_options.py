@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from cfmodel.cache import ParseCache
-from cfmodel.errors import CfLoadError, CfUsageError
+from cfmodel.errors import CfLoadError, CfUsageError, Diagnostic
 from cfmodel.transforms.bindings.trusted import TrustedError, with_trusted
 
 
@@ -53,6 +53,22 @@ def output_file(value: str) -> Path:
     if path.is_dir():
         raise CfUsageError(f"-o {value}: this is a directory; give the file to write")
     return path
+
+
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    """``--format text|json``: json prints one JSON document on stdout, and the diagnostics
+    (warnings, errors) as one JSON object per line on stderr."""
+    parser.add_argument(
+        "--format", choices=["text", "json"], default="text", help="output format (default: text)"
+    )
+
+
+def print_warning(diagnostic: Diagnostic, args: argparse.Namespace) -> None:
+    """A warning on stderr: as text, or (``--format json``) as one JSON object."""
+    if getattr(args, "format", None) == "json":
+        print(json.dumps(diagnostic.to_json(), ensure_ascii=False), file=sys.stderr)
+    else:
+        print(diagnostic.render(), file=sys.stderr)
 
 
 def add_project_argument(parser: argparse.ArgumentParser) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import gc
+import json
 import sys
 import time
 from pathlib import Path
@@ -29,12 +30,14 @@ from typing import Any
 
 from cfmodel.commands import SubParsers
 from cfmodel.commands._options import (
+    add_format_option,
     add_project_argument,
     add_request_options,
     facts_from_args,
     output_directory,
     output_file,
     parse_cache,
+    print_warning,
 )
 
 ORDER = 20
@@ -80,7 +83,7 @@ def compile_from_args(args: argparse.Namespace) -> Any:
 
     def warn(warning: Any) -> None:
         progress.clear()
-        print(warning.render(), file=sys.stderr)
+        print_warning(warning, args)
 
     try:
         return compile_project(
@@ -107,10 +110,10 @@ def _done() -> int:
     return 0
 
 
-def _warnings(result: Any) -> None:
+def _warnings(result: Any, args: argparse.Namespace) -> None:
     """The program's warnings (the request's were printed as they happened)."""
     for warning in getattr(result.program, "warnings", []):
-        print(warning.render(), file=sys.stderr)
+        print_warning(warning, args)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -119,9 +122,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     result = compile_from_args(args)
     seconds = time.perf_counter() - started
-    _warnings(result)
+    _warnings(result, args)
     counts = result.counts()
     total = sum(counts.values())
+    if getattr(args, "format", "text") == "json":
+        document = {"project": result.name, "ok": True, "instances": counts, "total": total}
+        print(json.dumps({**document, "seconds": round(seconds, 3)}, indent=2, ensure_ascii=False))
+        return _done()
     instances = f"{total:,} instance{'' if total == 1 else 's'}"
     entities = f"{len(counts)} entit{'y' if len(counts) == 1 else 'ies'}"
     print(f"{result.name}: ok — {instances} of {entities} ({seconds:.2f} s)")
@@ -149,7 +156,7 @@ def _dump(args: argparse.Namespace) -> int:
 def cmd_xmi_export(args: argparse.Namespace) -> int:
     output = output_directory(args.output)  # a usage mistake is said before compiling
     result = compile_from_args(args)
-    _warnings(result)
+    _warnings(result, args)
     written = result.save_xmi(output, validate=False)  # a fresh compile is valid
     for path in written:
         print(path)
@@ -159,7 +166,7 @@ def cmd_xmi_export(args: argparse.Namespace) -> int:
 def cmd_json_export(args: argparse.Namespace) -> int:
     output = output_file(args.output)
     result = compile_from_args(args)
-    _warnings(result)
+    _warnings(result, args)
     result.save_json(output, validate=False)
     print(args.output)
     return _done()
@@ -181,6 +188,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
         choices=STAGES,
         help=f"print the product of one step and stop: {', '.join(STAGES)}",
     )
+    add_format_option(p)
     p.set_defaults(func=cmd_compile)
 
     xmi = sub.add_parser("xmi", help="XMI: the derived metamodel (.ecore) and the instance model")

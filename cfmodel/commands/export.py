@@ -25,7 +25,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from cfmodel.transforms.cf.export import export_resources
 
     result = compile_from_args(args)
-    _warnings(result)
+    _warnings(result, args)
     exported = export_resources(result)
     for problem in exported.problems:
         print(f"warning: {problem}", file=sys.stderr)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, parse_cache
+from cfmodel.commands._options import add_format_option, add_project_argument, parse_cache, print_warning
 from cfmodel.dump import dump_module
 from cfmodel.errors import Diagnostic, Severity, Span
 from cfmodel.grammars.frontend import read_source
@@ -37,8 +38,23 @@ def cmd_check(args: argparse.Namespace) -> int:
     program = resolve(project)
     elapsed = time.perf_counter() - started
     for warning in program.warnings:
-        print(warning.render(), file=sys.stderr)
+        print_warning(warning, args)
     modules = sorted({name.split("::")[0] for name in project.namespaces} - {"__config__"})
+    if args.format == "json":
+        document = {
+            "project": project.name,
+            "ok": True,
+            "files": len(project.namespaces),
+            "lines": project.total_lines,
+            "namespaces": sorted(project.namespaces),
+            "modules": {
+                name: project.modules[name].describe() for name in modules if name in project.modules
+            },
+            "notes": list(project.notes),
+            "seconds": round(elapsed, 3),
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return 0
     print(
         f"{project.name}: ok — {len(project.namespaces)} files, {project.total_lines} lines, "
         f"modules: {', '.join(modules)} ({elapsed:.2f} s)"
@@ -60,4 +76,5 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
         "check", parents=[common], help="parse and resolve a project and every module it imports"
     )
     add_project_argument(p)
+    add_format_option(p)
     p.set_defaults(func=cmd_check)

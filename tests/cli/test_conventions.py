@@ -37,3 +37,39 @@ def test_options_before_or_after_the_subcommand_do_the_same(capsys: pytest.Captu
     assert main(before) == 0
     assert capsys.readouterr() == said_after
     assert said_after.out == "prod\n"
+
+
+def test_format_json_for_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    example = str(ROOT / "examples" / "webshop")
+    assert main(["compile", example, "--format", "json"]) == 0
+    compiled = json.loads(capsys.readouterr().out)
+    assert {k: compiled[k] for k in ("project", "ok", "total")} == {
+        "project": "webshop",
+        "ok": True,
+        "total": 7,
+    }
+    assert compiled["instances"]["web::Server"] == 2 and compiled["seconds"] >= 0
+    assert main(["check", example, "--format", "json"]) == 0
+    checked = json.loads(capsys.readouterr().out)
+    assert (checked["project"], checked["ok"], checked["files"]) == ("webshop", True, 6)
+    assert "web::services" in checked["namespaces"]
+    # errors: one JSON object per diagnostic on stderr, nothing on stdout
+    (tmp_path / "main.cf").write_text('entity Host:\n  string name\nend\nHost(nme="x")\n', encoding="utf-8")
+    assert main(["compile", str(tmp_path), "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert [json.loads(line) for line in err.splitlines()] == [
+        {
+            "file": str(tmp_path / "main.cf"),
+            "line": 4,
+            "col": 6,
+            "end_line": 4,
+            "end_col": 9,
+            "severity": "error",
+            "code": "unknown-attribute",
+            "message": "entity __config__::Host has no attribute or relation 'nme' (it has: name, provides, requires)",
+            "notes": [],
+        }
+    ]
