@@ -11,12 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
+import time
 import traceback
 from collections.abc import Sequence
+from typing import TextIO, cast
 
 from cfmodel import __version__
 from cfmodel.commands import Command, command_modules
+from cfmodel.console import DiagnosticStream, color_wanted
 from cfmodel.errors import CfModelError, CfUsageError
 
 EXIT_OK, EXIT_USER_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -27,7 +31,7 @@ DASH_VALUE_OPTIONS = ("--knock-out-prefix",)
 
 #: Options of the subcommands that may also be written before the subcommand
 #: (``cfmodel --no-cache --fact env=prod compile``): flags, and options taking one value.
-LEADING_FLAGS = frozenset(("--no-cache",))
+LEADING_FLAGS = frozenset(("--no-cache", "-q", "--quiet", "-v", "--verbose"))
 LEADING_WITH_VALUE = frozenset(
     ("--cache-dir", "--fact", "--facts", "--environment", "--node", "--trusted-facts")
 )
@@ -41,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
     common.add_argument("--cache-dir", metavar="DIR", help="where the parse cache lives")
+    common.add_argument("-q", "--quiet", action="store_true", help="print errors only (no warnings, notes)")
+    common.add_argument(
+        "-v", "--verbose", action="store_true", help="also print the time and peak memory the command took"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in command_modules():
@@ -110,6 +118,24 @@ def parse_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> arg
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_arguments(parser, sys.argv[1:] if argv is None else argv)
+    started = time.perf_counter()
+    stderr = sys.stderr
+    quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
+    stream = DiagnosticStream(stderr, color_wanted(stderr), quiet and not verbose)
+    sys.stderr = cast("TextIO", stream)
+    try:
+        return run(args)
+    finally:
+        if verbose:
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            took = time.perf_counter() - started
+            print(f"cfmodel: {args.command} took {took:.2f} s, peak memory {peak:.0f} MB", file=sys.stderr)
+        stream.flush()
+        sys.stderr = stderr
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed command: its exit code, every error said as the exit codes promise."""
     func: Command = args.func
     try:
         return func(args)

@@ -73,3 +73,59 @@ def test_format_json_for_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[s
             "notes": [],
         }
     ]
+
+
+class _Terminal:
+    """A stand-in for a terminal's stderr (what colour is decided on)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_quiet_colour_and_verbose(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import sys
+
+    from cfmodel.console import DiagnosticStream, color_wanted
+
+    said = (
+        "a.bind:3:3: warning: something  [code]\n"
+        "a.bind:2:3: note: its note\n"
+        "note: a note without place\n"
+        "a.bind:4:3: error: broken  [other]\n"
+        "note: the error's note\n"
+        "plain output\n"
+    )
+    quiet = _Terminal()
+    stream = DiagnosticStream(quiet, color=False, quiet=True)
+    stream.write(said)
+    stream.flush()
+    assert quiet.text == "a.bind:4:3: error: broken  [other]\nnote: the error's note\nplain output\n"
+    coloured = _Terminal()
+    stream = DiagnosticStream(coloured, color=True, quiet=False)
+    stream.write(said)
+    stream.flush()
+    assert coloured.text.splitlines()[0] == "a.bind:3:3: \x1b[1;35mwarning\x1b[0m: something  [code]"
+    assert coloured.text.splitlines()[3] == "a.bind:4:3: \x1b[1;31merror\x1b[0m: broken  [other]"
+    assert coloured.text.splitlines()[5] == "plain output"
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert color_wanted(_Terminal()) is True  # type: ignore[arg-type]  # a stand-in
+    with (tmp_path / "log").open("w") as log:
+        assert color_wanted(log) is False  # not a terminal
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert color_wanted(_Terminal()) is False  # type: ignore[arg-type]
+    # -v: the time and peak memory on stderr, the output unchanged
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["-v", "check", str(ROOT / "examples" / "webshop")]) == 0
+    assert terminal.text.startswith("cfmodel: check took ") and " MB\n" in terminal.text
