@@ -129,3 +129,32 @@ def test_quiet_colour_and_verbose(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["-v", "check", str(ROOT / "examples" / "webshop")]) == 0
     assert terminal.text.startswith("cfmodel: check took ") and " MB\n" in terminal.text
+
+
+def _bash_completes(script: Path, *words: str) -> list[str]:
+    import subprocess
+
+    typed = " ".join(f"'{w}'" for w in words)
+    code = f'source {script}; COMP_WORDS=(cfmodel {typed}); COMP_CWORD={len(words)}; _cfmodel; echo "${{COMPREPLY[*]}}"'
+    done = subprocess.run(["bash", "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def test_shell_completion_knows_every_command_and_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["completion", "bash"]) == 0
+    script = tmp_path / "cfmodel.bash"
+    script.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert _bash_completes(script, "com") == ["compile", "completion"]
+    assert _bash_completes(script, "bindings", "")[:3] == ["explain", "inject", "show"]
+    assert _bash_completes(script, "compile", "examples/webshop", "--fa") == ["--fact", "--facts"]
+    assert _bash_completes(script, "xmi", "export", "--o") == ["--output"]
+    assert main(["completion", "zsh"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "autoload -U +X bashcompinit && bashcompinit"
+    assert main(["completion", "fish"]) == 0
+    fish = capsys.readouterr().out.splitlines()
+    assert (
+        "complete -c cfmodel -n '__fish_seen_subcommand_from bindings; and __fish_seen_subcommand_from show' -l format"
+        in fish
+    )
