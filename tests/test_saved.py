@@ -111,3 +111,20 @@ def test_saving_validates_by_default(result: cfmodel.CompileResult, tmp_path: Pa
         assert len(result.save_xmi(tmp_path / "x", validate=False)) == 5
     finally:
         server.port = 80
+
+
+def test_reports_and_explanations_display_in_notebooks() -> None:
+    metamodel = cfmodel.load_metamodel(EXAMPLE)
+    server = metamodel.create("web::Server", name="web3.example.com", port=70000)
+    page = cfmodel.validate_instances([server])._repr_html_()
+    assert page.startswith('<div class="cfmodel"><strong>1 objects, 1 error, 0 notes</strong>')
+    assert "<td>web::Server[name=&quot;web3.example.com&quot;]</td><td>error</td><td>port</td>" in page
+    assert "<td>constraint</td>" in page
+    from cfmodel.transforms.bindings.providers import create_injector
+
+    explained = create_injector(Path(__file__).parent / "bindings" / "data" / "hiera", {}).explain("nothing")
+    html_text = explained._repr_html_()
+    assert html_text == (
+        '<pre class="cfmodel">Data &quot;nothing&quot; is not bound\n  layers consulted: modules\n'
+        "  categories consulted: node (n/a), environment=production, common=true</pre>"
+    )

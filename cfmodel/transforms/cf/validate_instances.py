@@ -28,12 +28,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EEnumLiteral, EObject, EPackage
 
+from cfmodel.display import html_table
 from cfmodel.errors import CfEvaluationError, CfModelError, CfUsageError, Note
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
@@ -141,8 +141,10 @@ class ValidationReport:
         )
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:  # Jupyter
-        return f"<pre>{escape(str(self))}</pre>"
+    def _repr_html_(self) -> str:  # Jupyter: a table of the problems (bounded), then the totals
+        title = str(self).rsplit("\n", 1)[-1]  # "N objects, N errors, N notes"
+        rows = [(label, p.severity, p.feature or "", p.message, p.kind) for label, p in self.problems]
+        return html_table(title, ("object", "severity", "feature", "problem", "code"), rows)
 
 
 class InvalidModelError(CfEvaluationError):

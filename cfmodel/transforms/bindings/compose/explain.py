@@ -7,6 +7,7 @@ a multibind each merge step (contribution and partial result).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -56,6 +57,9 @@ class Explanation:
     problems: tuple[Diagnostic, ...] = ()  # errors that concern the key (a lenient composition)
     #: providers' accounts of their lookups (``hiera:``): a title and its lines
     traces: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def _repr_html_(self) -> str:  # Jupyter: the explanation as text, escaped (it is bounded by the model)
+        return f'<pre class="cfmodel">{html.escape(self.render())}</pre>'
 
     @property
     def winner(self) -> Candidate | None:
