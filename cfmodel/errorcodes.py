@@ -30,6 +30,7 @@ class Category(enum.Enum):
     HIERA = "hiera"
     ENVIRONMENTS = "environments"
     GRAPH = "graph"
+    MCL = "mcl"
     SERIALIZATION = "serialization"
     COMMAND_LINE = "command-line"
 
@@ -45,6 +46,7 @@ _TITLES = {
     Category.HIERA: "Hiera 5 data",
     Category.ENVIRONMENTS: "Environments and the request sequence",
     Category.GRAPH: "Resource graphs and pictures",
+    Category.MCL: "mcl, mgmt's language (one code per stage)",
     Category.SERIALIZATION: "Serialization (.ecore, XMI, JSON)",
     Category.COMMAND_LINE: "Command line",
 }
@@ -254,6 +256,38 @@ _ALL: list[ErrorCode] = [
         ("unknown-agent", "no resource of the graph has the requested agent"),
         ("unknown-resource", "an edge names a resource id that does not exist"),
         ("yamlgraph-clash", "two resources would get the same kind and name in mgmt's graph"),
+    ),
+    *_table(
+        Category.MCL,
+        (
+            "mcl-parse",
+            "an mcl file cannot be read or does not follow the grammar (or an int literal overflows)",
+        ),
+        (
+            "mcl-interpolate",
+            "a ${...} in an mcl string holds more than a variable, or class a:b has no class a",
+        ),
+        (
+            "mcl-scope",
+            "an mcl name is undefined or defined twice, a recursion, an import that cannot be read",
+        ),
+        ("mcl-unify-conflict", "two invariants of mcl's type unification want different types"),
+        ("mcl-unify-ambiguous", "mcl's type unification has no single solution (add a type annotation)"),
+        ("mcl-unify-unknown-kind", "an mcl resource or edge names a resource kind that does not exist"),
+        ("mcl-unify-unknown-field", "an mcl resource sets a field or meta parameter its kind does not have"),
+        ("mcl-unify-arity", "an mcl function or panic is called with the wrong number of arguments"),
+        ("mcl-unify-build", "an mcl function refuses the types unification found (its build step)"),
+        (
+            "mcl-unify-infer",
+            "an mcl function cannot make a signature for this call (e.g. a non-literal format)",
+        ),
+        ("mcl-unify-sendrecv", "an mcl send/recv edge whose fields do not exist or do not fit"),
+        ("mcl-runtime", "an mcl stream failed: index out of range, a missing key, a panic, a function error"),
+        (
+            "mcl-interpret",
+            "mcl output that is not a graph: incompatible duplicates, dangling edges, a field set twice",
+        ),
+        ("mcl-autoedge", "the mcl resource graph has a cycle once autoedges are added"),
     ),
     *_table(
         Category.SERIALIZATION,
