@@ -268,6 +268,10 @@ _ALL: list[ErrorCode] = [
             "a ${...} in an mcl string holds more than a variable, or class a:b has no class a",
         ),
         (
+            "mcl-init",
+            "an mcl tree mgmt would refuse to initialize (a struct literal with a field given twice)",
+        ),
+        (
             "mcl-scope",
             "an mcl name is undefined or defined twice, a recursion, an import that cannot be read",
         ),

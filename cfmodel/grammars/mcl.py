@@ -15,7 +15,7 @@ built.
 
 Errors (all ``CfSyntaxError`` with code ``mcl-parse``): text that does not follow the
 grammar (``unexpected <token> (expected ...)``), an integer literal outside int64, an
-a struct field given twice (in a literal or a type), a file that nests too deeply.
+a struct type with a field given twice, a file that nests too deeply.
 """
 
 from __future__ import annotations
@@ -409,7 +409,6 @@ class _Builder:
         return n.MapLit(self.span(node), pairs)
 
     def expr_struct_literal(self, node: Any) -> n.Expr:
-        self.unique_fields(attrs(node, "fields"))
         fields = [(str(attr(f, "name")), self.expression(attr(f, "value"))) for f in attrs(node, "fields")]
         return n.StructLit(self.span(node), fields)
 

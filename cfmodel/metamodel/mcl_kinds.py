@@ -172,6 +172,7 @@ def builtin_kinds() -> dict[str, Kind]:
                 "expectrecv": "[]str",
                 "onlyshow": "[]str",
                 "comment": "str",
+                "mixedstruct": "struct{somebool bool; somestr str; someint int; somefloat float}",
             },
             sends={"hello": "str", "answer": "int"},
             doc="a resource for testing (every kind of field)",

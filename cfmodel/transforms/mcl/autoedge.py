@@ -5,7 +5,8 @@ the edges mgmt's autoedge adds, unless a resource says ``Meta:autoedge => false`
 
 * a ``file`` depends on the nearest ancestor directory the program manages (``file``
   named ``/a/b/`` for ``/a/b/c``, or ``/a/`` when ``/a/b/`` is not managed): the
-  directory is made first;
+  directory is made first; and on the files it is made of (its ``fragments`` and its
+  ``source``) when the program manages them;
 * a ``user`` with ``group`` (and ``groups``) depends on those ``group`` resources;
 * a ``file`` with ``owner``/``group`` depends on that ``user``/``group`` resource.
 
@@ -41,6 +42,12 @@ def add_autoedges(graph: Output) -> Output:
             parent = _nearest_parent(path, files)
             if parent is not None:
                 wanted.append((parent, key))
+            for fragment in resource.fields.get("fragments") or ():
+                if fragment in files:
+                    wanted.append((files[fragment], key))
+            source = resource.fields.get("source")
+            if isinstance(source, str) and source in files:
+                wanted.append((files[source], key))
             if isinstance(resource.fields.get("owner"), str):
                 wanted.append((("user", resource.fields["owner"]), key))
             if isinstance(resource.fields.get("group"), str):

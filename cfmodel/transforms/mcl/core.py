@@ -3,7 +3,9 @@
 Names are dotted by package (``fmt.printf``, ``strings.to_lower``); a program sees a
 package's functions after ``import "strings"``; ``len`` and ``contains`` need no import.
 ``fmt.printf`` infers its signature from its literal format string (``%s`` str, ``%d``
-int, ``%f`` float, ``%t`` bool, ``%v`` any, ``%%``). Functions that read the world say so
+int, ``%f`` float, ``%t`` bool, ``%v`` any, ``%%``); with a format only known when the
+program runs, the values keep their own types and the stream checks them against the verbs.
+``iter.map`` and ``iter.filter`` call a function value on each item. Functions that read the world say so
 in ``reads``: ``sys.hostname`` (fact ``hostname``), ``datetime.now`` (fact ``now``, an int),
 ``os.readfile`` (a file below the program's directory).
 """
@@ -20,7 +22,7 @@ from cfmodel.transforms.mcl.types import FuncOf, ListOf, MapOf
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 # The packages a program may import (system imports); "" is the always-visible package.
-PACKAGES = ("", "fmt", "strings", "math", "regexp", "list", "map", "convert", "sys", "datetime", "os")
+PACKAGES = ("", "fmt", "strings", "math", "regexp", "list", "map", "iter", "convert", "sys", "datetime", "os")
 
 
 def go_format(value: Value) -> str:
@@ -57,8 +59,13 @@ _VERB = re.compile(r"%(.)")
 
 
 def _printf_signature(args: list[Value | None]) -> str:
-    if not args or not isinstance(args[0], str):
-        raise InferError("fmt.printf needs a literal format string as its first argument")
+    if not args:
+        raise InferError("fmt.printf must have at least one argument (the format)")
+    if not isinstance(args[0], str):
+        # the format is known when the program runs: the values keep their own types and the
+        # stream checks them against the verbs (a mismatch fails the stream, as in mgmt)
+        values = "".join(f", a{i} ?{i + 1}" for i in range(len(args) - 1))
+        return f"func(format str{values}) str"
     verbs = [verb for verb in _VERB.findall(args[0]) if verb != "%"]
     kinds = {"s": "str", "d": "int", "f": "float", "t": "bool", "v": None, "q": "str"}
     parts = []
@@ -74,7 +81,25 @@ def _printf_signature(args: list[Value | None]) -> str:
     return "func(format str" + "".join(", " + p for p in parts) + ") str"
 
 
+_VERB_TYPES: dict[str, tuple[type, ...]] = {
+    "s": (str,),
+    "q": (str,),
+    "d": (int,),
+    "f": (float,),
+    "t": (bool,),
+}
+
+
 def _printf(world: World, fmt: str, *args: Value) -> Iterator[Value]:
+    verbs = [verb for verb in _VERB.findall(fmt) if verb != "%"]
+    if len(verbs) != len(args):
+        raise StreamError(f"fmt.printf: the format has {len(verbs)} verbs but {len(args)} values follow")
+    for verb_char, value in zip(verbs, args, strict=True):
+        wanted = _VERB_TYPES.get(verb_char)
+        if verb_char not in _VERB_TYPES and verb_char != "v":
+            raise StreamError(f"fmt.printf: unknown verb %{verb_char}")
+        if wanted and (not isinstance(value, wanted) or (bool not in wanted and isinstance(value, bool))):
+            raise StreamError(f"fmt.printf: %{verb_char} does not take {go_format(value)!r}")
     values = iter(args)
 
     def verb(match: re.Match[str]) -> str:
@@ -83,7 +108,7 @@ def _printf(world: World, fmt: str, *args: Value) -> Iterator[Value]:
             return "%"
         value = next(values)
         if char == "f":
-            return f"{value:f}"
+            return _go_float(float(value))  # mgmt prints floats short: 42.0 as 42, 1.5 as 1.5
         if char == "q":
             return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
         return go_format(value)
@@ -174,6 +199,26 @@ def _fn(name: str, signature: str, fn: object, doc: str = "") -> Function:
     return Function(name, signature, pure(fn), doc=doc)  # type: ignore[arg-type]
 
 
+def _fortytwo(world: World) -> Iterator[Value]:
+    yield 42.0 if world.signature is not None and str(world.signature.result) == "float" else 42
+
+
+def _numeric_result(sig: FuncOf) -> str | None:
+    return (
+        None
+        if str(sig.result) in ("int", "float")
+        else f"math.fortytwo is an int or a float, not {sig.result}"
+    )
+
+
+def _iter_map(world: World, inputs: tuple[Value, ...], function: Value) -> Iterator[Value]:
+    yield tuple(world.call(function, [item]) for item in inputs)
+
+
+def _iter_filter(world: World, inputs: tuple[Value, ...], function: Value) -> Iterator[Value]:
+    yield tuple(item for item in inputs if world.call(function, [item]))
+
+
 def core_library() -> Library:
     """A fresh core library (callers may add their own functions to it)."""
     functions = [
@@ -216,6 +261,15 @@ def core_library() -> Library:
         _fn("convert.parse_bool", "func(a str) bool", _parse_bool),
         _fn("convert.int_to_float", "func(a int) float", float),
         _fn("convert.float_to_int", "func(a float) int", _float_to_int),
+        Function(
+            "iter.map", "func(inputs []?1, function func(?1) ?2) []?2", _iter_map, doc="apply to each item"
+        ),
+        Function(
+            "iter.filter", "func(inputs []?1, function func(?1) bool) []?1", _iter_filter, doc="keep items"
+        ),
+        Function(
+            "math.fortytwo", "func() ?1", _fortytwo, build=_numeric_result, doc="the answer, int or float"
+        ),
         Function("sys.hostname", "func() str", _hostname, reads="fact hostname"),
         Function("datetime.now", "func() int", _now, reads="fact now"),
         Function("os.readfile", "func(name str) str", _readfile, reads="files below the program's directory"),

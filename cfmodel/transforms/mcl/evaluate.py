@@ -84,6 +84,8 @@ class Evaluator:
         self.world = world
         self.depth = 0
         self.computing: set[tuple[int, object]] = set()
+        self.call_span: Span | None = None
+        world.caller = self.call_value
 
     def fail(self, span: Span | None, message: str) -> RuntimeFailure:
         return RuntimeFailure(message, span, "mcl-runtime")
@@ -219,10 +221,14 @@ class Evaluator:
         args = [self.value(arg, frame) for arg in node.args]
         target = self.res.calls.get(node)
         if isinstance(target, Function):
+            outer, self.call_span = self.call_span, node.span
+            self.world.signature = self.typing.signatures.get(node)
             try:
                 return first_value(target, self.world, args)
             except StreamError as err:
                 raise self.fail(node.span, str(err)) from None
+            finally:
+                self.call_span = outer
         if isinstance(target, n.FuncLit):
             parent = frame.find_run(self.res.owner.get(target))
             return self.apply(Closure(target, parent), args, node.span)
@@ -232,6 +238,11 @@ class Evaluator:
             callee = self.binding_value(self.res.call_targets[node], frame, node.span)
         assert isinstance(callee, Closure)
         return self.apply(callee, args, node.span)
+
+    def call_value(self, function: Value, args: list[Value]) -> Value:
+        """A built-in calling a function value it was given (``iter.map``)."""
+        assert isinstance(function, Closure) and self.call_span is not None
+        return self.apply(function, args, self.call_span)
 
     def apply(self, closure: Closure, args: list[Value], span: Span) -> Value:
         if self.depth >= MAX_DEPTH:

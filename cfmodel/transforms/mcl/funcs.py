@@ -8,7 +8,7 @@ A `Function` declares:
   (a stream, as mgmt's engine runs them; a program's value is the first of every stream);
 * ``build`` (optional, a BuildableFunc): called after unification with the solved signature;
   returns an error message when that solution is not one the function supports (``+`` on
-  bools), else None;
+  bools), else None; the stream finds the solved signature in ``world.signature``;
 * ``infer`` (optional, an InferableFunc): called before unification with the arguments'
   values where they are literals (None otherwise); returns the signature for this call
   (``fmt.printf`` reads its format string). Raise `InferError` to refuse the call.
@@ -46,6 +46,14 @@ class World:
 
     facts: Mapping[str, Any] = field(default_factory=dict)
     files_dir: Path | None = None
+    caller: Callable[[Any, list[Any]], Any] | None = None  # set by the evaluator
+    signature: FuncOf | None = None  # the solved signature of the call being run
+
+    def call(self, function: Any, args: list[Any]) -> Any:
+        """The value of a function value (a lambda) for *args* (higher-order functions)."""
+        if self.caller is None:
+            raise StreamError("functions cannot be called here")
+        return self.caller(function, args)
 
     def fact(self, name: str, reader: str) -> Any:
         if name not in self.facts:

@@ -23,7 +23,8 @@ Binds nobody uses are resolved (their errors reported) but, as in mgmt, not type
 Errors (``mcl-scope``): undefined variables, functions and classes, a name defined twice
 in one block, recursive binds, functions and class includes, a wrong number of include
 arguments, imports that cannot be found (remote ``git://`` imports are refused: there is
-no network).
+no network). ``mcl-init`` (the checks mgmt makes when it initializes the tree): a struct
+literal with a field given twice.
 """
 
 from __future__ import annotations
@@ -430,6 +431,9 @@ class _Resolver:
                 self.expr(pair.key, scope)
                 self.expr(pair.value, scope)
         elif isinstance(node, n.StructLit):
+            names = [name for name, _ in node.fields]
+            for name in sorted({x for x in names if names.count(x) > 1}):
+                self.diagnostics.error(node.span, f"duplicate struct field name {name}", "mcl-init")
             for _, value in node.fields:
                 self.expr(value, scope)
         elif isinstance(node, n.Interpolated):

@@ -472,9 +472,6 @@ class _Checker:
                 )
             return MapOf(key, value)
         if isinstance(node, n.StructLit):
-            names = [name for name, _ in node.fields]
-            for name in {x for x in names if names.count(x) > 1}:
-                self.error(node, f"struct field {name} is given twice", "mcl-unify-conflict")
             return StructOf(tuple((name, self.infer(value)) for name, value in node.fields))
         if isinstance(node, n.Var):
             binding = self.res.targets.get(node)
@@ -700,6 +697,8 @@ class _Checker:
             if isinstance(found, TypeVar):
                 return False
             field_type = found.field(node.field) if isinstance(found, StructOf) else None
+            if isinstance(found, StructOf) and field_type is None and node.default is not None:
+                return True  # a missing field with a default: the default's type (set above)
             if not isinstance(found, StructOf):
                 self.error(
                     node,
