@@ -192,6 +192,7 @@ class _Checker:
         self.binding_types: dict[object, Type] = {}
         self.deferred: list[Deferred] = []
         self.titles: list[tuple[n.Expr, Type]] = []
+        self.conflict_spans: set[Span | None] = set()
         self.meta_values: list[Deferred] = []
         self.builds: list[tuple[Function, FuncOf, n.Call]] = []
         self.signatures: dict[n.Call, FuncOf] = {}
@@ -212,6 +213,10 @@ class _Checker:
         return snippet if len(snippet) <= 48 else snippet[:45] + "..."
 
     def conflict(self, node: object, why: str, err: _Conflict, involved: tuple[object, ...] = ()) -> None:
+        span = getattr(node, "span", None)
+        if span in self.conflict_spans:  # one conflict per expression: the first is the cause
+            return
+        self.conflict_spans.add(span)
         notes = []
         for other in involved:
             if other is not node and other in self.types:
