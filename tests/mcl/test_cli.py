@@ -166,7 +166,7 @@ def test_graph_formats_of_the_resource_graph_model(
         ("sendrecv", "exec[e]", "file[/etc/drbd.conf]"),
     ]
     assert graph.resources["file[/etc/drbd.conf]"].attributes == {"content": "x"}
-    assert graph.resources["file[/etc/drbd.conf]"].meta["autoedge"] is True
+    assert graph.resources["file[/etc/drbd.conf]"].meta == {}  # mgmt's defaults are left out
 
 
 def test_yamlgraph_of_a_program_reads_back(tmp_path: Path) -> None:
@@ -175,3 +175,10 @@ def test_yamlgraph_of_a_program_reads_back(tmp_path: Path) -> None:
     graph = yamlgraph.read(out)
     assert sorted(graph.resources) == ["file[/etc/drbd.conf]", "pkg[drbd]", "svc[drbd]"]
     assert len(graph.edges) == 2
+
+
+def test_meta_parameters_set_by_the_program_reach_the_model(tmp_path: Path) -> None:
+    out = tmp_path / "g.xmi"
+    path = write(tmp_path, 'test "t" { Meta:retry => 3, Meta:autoedge => false, Meta:noop => false, }\n')
+    assert main(["mcl", "graph", str(path), "--format", "xmi", "-o", str(out)]) == 0
+    assert read_graph(out).resources["test[t]"].meta == {"retry": 3, "autoedge": False}

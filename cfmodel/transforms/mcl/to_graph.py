@@ -2,7 +2,8 @@
 
 Input: the `Output` of interpret (and autoedge). Output: a `ResourceGraph` (language
 ``mcl``) built with `GraphBuilder`: one resource per ``kind[name]`` (id ``kind[name]``,
-mgmt's), its set fields as attributes and its meta parameters as meta; one edge per edge
+mgmt's), its set fields as attributes and the meta parameters that differ from mgmt's
+defaults as meta; one edge per edge
 of the output, of the kind its statement wrote (chains and ``Before``: ``before``;
 ``Depend`` and autoedges: ``requires``; ``Notify``; ``Listen``; send/recv pairs:
 ``sendrecv`` with their fields); each with its provenance (the span and the statement's
@@ -18,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from cfmodel.errors import Span
-from cfmodel.metamodel.resource_graph import Provenance, ResourceGraph, Value
+from cfmodel.metamodel.mcl_kinds import META_DEFAULTS
+from cfmodel.metamodel.resource_graph import Provenance, ResourceGraph, Value, values_equal
 from cfmodel.transforms.graph.build import GraphBuilder
 from cfmodel.transforms.mcl.core import go_format
 from cfmodel.transforms.mcl.funcs import Value as McValue
@@ -35,7 +37,7 @@ def to_resource_graph(output: Output, name: str, sources: Mapping[str, str]) -> 
             resource.name,
             id=resource_id(resource.key),
             attributes={k: graph_value(v) for k, v in resource.fields.items()},
-            meta={k: graph_value(v) for k, v in resource.meta.items()},
+            meta={k: graph_value(v) for k, v in resource.meta.items() if not _is_default(k, v)},
             provenance=_provenance(resource.span, lines),
         )
     for edge in output.edges:
@@ -62,6 +64,14 @@ def graph_text(graph: ResourceGraph) -> str:
         source, target = graph.resources[edge.source], graph.resources[edge.target]
         lines.add(f"Edge: {source.kind}[{source.name}] -> {target.kind}[{target.name}]")
     return "".join(line + "\n" for line in sorted(lines))
+
+
+def _is_default(name: str, value: McValue) -> bool:
+    default = META_DEFAULTS.get(name, _NO_DEFAULT)
+    return default is not _NO_DEFAULT and values_equal(graph_value(value), graph_value(default))
+
+
+_NO_DEFAULT = object()
 
 
 def resource_id(key: tuple[str, str]) -> str:
