@@ -118,8 +118,10 @@ class ExternalException(RuntimeException):
         self.__cause__ = cause
 
 
-class OptionalValueException(RuntimeException):
-    """An optional relation without a value was read (from a plugin, through an instance)."""
+class OptionalValueException(RuntimeException, AttributeError):  # noqa: N818 - inmanta's name
+    """An optional relation without a value was read (from a plugin or a template, through an instance).
+
+    Also an `AttributeError`, so that ``hasattr`` and Jinja's ``is defined`` see no value."""
 
     def __init__(self, instance: object = None, attribute: object = None) -> None:
         super().__init__(None, f"optional attribute '{attribute}' of {instance} has no value")

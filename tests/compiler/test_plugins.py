@@ -283,3 +283,36 @@ def test_plugins_of_a_sub_namespace_and_relative_imports(project: Project) -> No
     project.write({"project.yml": "name: p\nmodulepath: libs\n"})
     result = compile_main(project, "import lib::text\n" + OUT + 'Out(v=lib::text::mark("x"))\n')
     assert values(result, "Out", "v") == [">x"]
+
+
+def test_std_behaves_as_inmanta_std(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """json_dumps keeps key order; get_env of an unset variable is Unknown; int()/float() cast;
+    a list with an Unknown element reaches a plugin (its length is known, the element is not)."""
+    monkeypatch.delenv("CFMODEL_SURELY_UNSET", raising=False)
+    source = (
+        OUT
+        + """
+Out(v=std::json_dumps({"b": 1, "a": [2, 1]}))
+u = std::get_env("CFMODEL_SURELY_UNSET")
+unknown = std::is_unknown(u)
+Out(v="{{unknown}}")
+i = int("42") + 1
+f = float(2)
+Out(v="{{i}} {{f}}")
+n = std::count([1, u, 2])
+flat_unknown = std::is_unknown(std::flatten([1, u]))
+Out(v="{{n}} {{flat_unknown}}")
+"""
+    )
+    assert values(compile_main(project, source), "Out", "v") == [
+        '{"b": 1, "a": [2, 1]}',
+        "True",
+        "43 2.0",
+        "3 True",
+    ]
+
+
+def test_int_refuses_what_is_not_a_number(project: Project) -> None:
+    assert error_of(project, "x = int(true)\n") == (
+        "main.cf:1:5: error: builtin::int: int() takes a number or a string, not true  [plugin-error]"
+    )

@@ -213,3 +213,28 @@ def test_a_v1_module_imports_a_v2_module_by_its_real_name(
     project.write({"project.yml": "name: p\nmodulepath: libs\n"})
     project.write({"main.cf": 'import local\nx = local::twice("a")\nstd::print(x)\n'}).compile()
     assert capsys.readouterr().out == "hello a hello a\n"
+
+
+def test_cfmodel_export_writes_the_resources(installed: Path, project: Project) -> None:
+    project.write(
+        {
+            "project.yml": "name: p\n",
+            "main.cf": 'import greeter\nh = greeter::Host(name="h1")\ngreeter::File(host=h, path="/a", content="x")\n',
+        }
+    )
+    output = project.root / "out" / "resources.json"
+    output.parent.mkdir()
+    command = [sys.executable, "-m", "cfmodel", "export", str(project.root), "-o", str(output)]
+    env = {"PYTHONPATH": f"{installed}:{Path(__file__).resolve().parents[2]}"}
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert (done.returncode, done.stderr) == (0, "p: 1 resources\n")
+    first = output.read_bytes()
+    assert [r["id"] for r in json.loads(first)] == ["greeter::File[h1,path=/a],v=0"]
+    subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    assert output.read_bytes() == first  # byte-identical on a second run
+    broken = {"main.cf": 'import greeter\nh = greeter::Host(name="h1")\nx = greeter::nothere()\n'}
+    failed = subprocess.run(
+        [*command], capture_output=True, text=True, env=env, cwd=project.write(broken).root
+    )
+    assert failed.returncode == 1 and "[unknown-plugin]" in failed.stderr
+    assert output.read_bytes() == first  # a failed export leaves the file as it was

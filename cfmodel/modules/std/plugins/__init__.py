@@ -99,13 +99,16 @@ def _engine() -> Any:
             try:
                 return ctx.lookup(key)
             except CfEvaluationError as error:
+                if error.code == "no-value":  # an optional relation without a value: undefined, as in inmanta
+                    return jinja2.utils.missing
                 if error.code not in ("undefined", "not-a-value"):
                     raise
             if key in ctx.imports():
                 return _Namespace(ctx, key)
             return super().resolve_or_missing(key)
 
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    # keep_trailing_newline=False: a template's last newline is dropped, as inmanta's std does.
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
     env.context_class = ScopeContext
     env.filters = Filters(env.filters)
     _engine_state["env"] = env
@@ -304,7 +307,8 @@ def dict_get(dct: dict[str, Any], key: str) -> Any:
 
 @plugin
 def json_dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True)
+    """JSON text of a value, keys in the order the model gives them (as inmanta's std)."""
+    return json.dumps(obj)
 
 
 @plugin
@@ -326,11 +330,11 @@ def is_unknown(value: Any) -> bool:
 
 
 @plugin
-def get_env(name: str, default_value: str | None = None) -> str:
-    """An environment variable of the compiler's process."""
+def get_env(name: str, default_value: str | None = None) -> str | Unknown:
+    """An environment variable of the compiler's process; Unknown when it is not set (as inmanta's std)."""
     value = os.environ.get(name, default_value)
     if value is None:
-        raise PluginError(f"environment variable {name} is not set")
+        return Unknown(source=name)
     return value
 
 

@@ -12,9 +12,8 @@ that fails to import, or a plugin whose signature cannot be used, is reported wh
 model calls a plugin it would have defined, not before: the module's other plugins work.
 
 When the real ``std`` is used (installed or on the module path), the plugins that in
-inmanta reach into the compiler or the server (`NATIVE_STD`: ``template``, ``file``,
-``source``, ``getfact``, the environment and server family, …) are replaced by cfmodel's
-own implementations of the built-in std, which behave as inmanta's do.
+inmanta reach into the compiler or the server (``template``, ``file``, ``source``,
+``getfact``) are replaced by cfmodel's own (`NATIVE_STD`), which behave as inmanta's do.
 
 Signatures follow inmanta's rules: a parameter whose default is None accepts null
 whatever its annotation says; ``*args`` and ``**kwargs`` take extra arguments, each
@@ -39,7 +38,7 @@ import threading
 import traceback
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -52,6 +51,7 @@ from cfmodel.plugins import (
     CompilerException,
     Context,
     NoneValue,
+    OptionalValueException,
     PluginError,
     PluginSpec,
     Unknown,
@@ -156,28 +156,27 @@ def _hashable(value: object) -> bool:
 # from activating and loading module code at the same time.
 _LOADING = threading.RLock()
 
-#: Plugins of the real std answered by cfmodel's built-in std (they reach into inmanta's compiler or server).
-NATIVE_STD = frozenset(
-    {
-        "template",
-        "file",
-        "source",
-        "getfact",
-        "environment",
-        "environment_name",
-        "environment_server",
-        "server_ca",
-        "server_ssl",
-        "server_token",
-        "server_port",
-        "get_env",
-        "get_env_int",
-        "is_instance",
-        "generate_password",
-        "password",
-    }
-)
+#: cfmodel's own implementations of the real std's plugins that reach into inmanta's compiler or server.
+NATIVE_STD = "cfmodel.modules.std.plugins.real"
 BUILTIN_PLUGINS = "cfmodel.modules.{}.plugins"
+
+
+def _int_cast(value: object) -> int:
+    """``int(x)``: a number or a numeric string as an int (a float is truncated, as Python does)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise PluginError(f"int() takes a number or a string, not {show(value)}")
+    return int(value)
+
+
+def _float_cast(value: object) -> float:
+    """``float(x)``: a number or a numeric string as a float."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise PluginError(f"float() takes a number or a string, not {show(value)}")
+    return float(value)
+
+
+#: The type casts of the language, called like plugins without a namespace: ``int("5")``.
+CASTS: dict[str, Callable[..., Any]] = {"int": _int_cast, "float": _float_cast}
 
 
 class PluginType:
@@ -291,11 +290,11 @@ class PluginRuntime:
 
         self._collect(python_modules, info, namespace_of)
         if module == "std":
-            native = importlib.import_module(BUILTIN_PLUGINS.format("std"))
+            native = importlib.import_module(NATIVE_STD)
             registry = self.registries.setdefault("std", {})
             for value in vars(native).values():
                 spec = getattr(value, PLUGIN_ATTRIBUTE, None)
-                if isinstance(spec, PluginSpec) and spec.function is value and spec.name in NATIVE_STD:
+                if isinstance(spec, PluginSpec) and spec.function is value:
                     registry[spec.name] = Plugin(
                         spec, "std", "std", _defined_in(value, Path(native.__file__ or ""))
                     )
@@ -362,6 +361,9 @@ class PluginRuntime:
             if "::" not in current:
                 break
             current = current.rpartition("::")[0]
+        cast = CASTS.get(local)
+        if cast is not None:
+            return Plugin(PluginSpec(local, cast, False), "builtin", "std", __file__)
         raise fail(
             f"no plugin '{local}' in namespace {ns.name} "
             "(plugins of other modules are called as module::name)",
@@ -407,9 +409,7 @@ class PluginRuntime:
         types = self._types(plugin, span)
         if not plugin.spec.allow_unknown:
             for value in bound.arguments.values():
-                if isinstance(value, Unknown) or (
-                    type(value) is list and any(isinstance(v, Unknown) for v in value)
-                ):
+                if isinstance(value, Unknown):
                     return Unknown(span)
         call_args: dict[str, Any] = {}
         for name, value in bound.arguments.items():
@@ -429,6 +429,8 @@ class PluginRuntime:
                 call_args[name] = to_python(
                     self.ev, self._check_param(plugin, declared, name, value, span, what)
                 )
+                if not plugin.spec.allow_unknown and type(call_args[name]) is list:
+                    call_args[name] = _guarded(call_args[name])
         if plugin.context_param is not None:
             call_args[plugin.context_param] = Context(_Backend(self, frame, task, span, plugin))
         full = inspect.BoundArguments(
@@ -684,7 +686,12 @@ class InstanceProxy:
         if slot is None:
             raise AttributeError(f"{instance.info.qname} has no attribute or relation '{name}'")
         final = object.__getattribute__(self, "_ev") is None  # after the compile: every slot is final
-        value = _final_value(slot) if final else slot.get()
+        try:
+            value = _final_value(slot) if final else slot.get()
+        except CfModelError as error:
+            if error.code == "no-value":
+                raise OptionalValueException(self, name) from None
+            raise
         if isinstance(value, Unknown):
             raise UnknownException(value)  # as inmanta's proxy: the plugin call gives Unknown
         return to_python(object.__getattribute__(self, "_ev"), value)
@@ -737,6 +744,31 @@ class InstanceProxy:
     def entity_name(self) -> str:
         instance: Instance = object.__getattribute__(self, "_instance")
         return instance.info.qname
+
+
+class UnknownGuardedList(list[Any]):
+    """A list argument with Unknown elements, as inmanta passes it: its length is known, reading an
+    Unknown element raises `UnknownException` (the call then gives Unknown)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        value = super().__getitem__(index)
+        if isinstance(index, slice):
+            return [_check_known(v) for v in value]
+        return _check_known(value)
+
+    def __iter__(self) -> Iterator[Any]:
+        for value in super().__iter__():
+            yield _check_known(value)
+
+
+def _check_known(value: Any) -> Any:
+    if isinstance(value, Unknown):
+        raise UnknownException(value)
+    return value
+
+
+def _guarded(value: list[Any]) -> list[Any]:
+    return UnknownGuardedList(value) if any(isinstance(v, Unknown) for v in value) else value
 
 
 def _final_value(slot: Any) -> Any:
