@@ -2,7 +2,9 @@
 
 ``load_graph(source, args)``: a graph file — ``.xmi``/``.xml``/``.json`` of the graph
 metamodel, mgmt's YAML graph (``.yaml``/``.yml``), Inmanta's export document (a ``.json``
-list of resources, as ``inmanta export -j`` writes it) — read as it is.
+list of resources, as ``inmanta export -j`` writes it) — read as it is; or a project
+directory (with ``main.cf``): compiled, its resources exported (``cfmodel export``) and
+made a graph.
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
         from cfmodel.serializers import yamlgraph
 
         return yamlgraph.read(path)
+    if path.is_dir() and (path / "main.cf").is_file():
+        from cfmodel.commands._options import facts_from_args
+        from cfmodel.pipeline import compile_project
+        from cfmodel.transforms.cf.export import export_resources
+
+        facts = facts_from_args(args)
+        environment = getattr(args, "environment", None)
+        result = compile_project(path, facts=facts, environment=environment, cache=cache)
+        return export_resources(result).graph(result.name)
     if not path.exists():
         raise CfUsageError(f"{source}: no such file or directory")
     raise CfUsageError(

@@ -238,3 +238,37 @@ def test_cfmodel_export_writes_the_resources(installed: Path, project: Project) 
     )
     assert failed.returncode == 1 and "[unknown-plugin]" in failed.stderr
     assert output.read_bytes() == first  # a failed export leaves the file as it was
+
+
+def test_the_export_fills_the_resource_graph(installed: Path, project: Project) -> None:
+    project.write(
+        {
+            "project.yml": "name: p\n",
+            "main.cf": """
+                import greeter
+                h = greeter::Host(name="h1")
+                d = greeter::File(host=h, path="/etc", content="")
+                f = greeter::File(host=h, path="/etc/motd", content="hi")
+            """,
+        }
+    )
+    graph = export_resources(project.compile()).graph("p")
+    motd = graph.resources["greeter::File[h1,path=/etc/motd]"]
+    assert (motd.kind, motd.agent, motd.name) == ("greeter::File", "h1", "/etc/motd")
+    [origin] = motd.provenance
+    assert origin.span is not None
+    assert (origin.span.line, origin.producer) == (4, "greeter::File instance")  # f = greeter::File(...)
+    # the graph's edges run from the required resource to the one that requires it
+    assert sorted((e.source, e.target) for e in graph.edges) == [
+        ("greeter::File[h1,path=/etc]", "greeter::File[h1,path=/etc/motd]")
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "cfmodel", "graph", str(project.root), "--format", "order"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": f"{installed}:{Path(__file__).resolve().parents[2]}"},
+    )
+    assert (done.returncode, done.stdout) == (
+        0,
+        "greeter::File[h1,path=/etc]\ngreeter::File[h1,path=/etc/motd]\n",
+    )

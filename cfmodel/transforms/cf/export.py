@@ -21,7 +21,9 @@ What holds after it, as in inmanta:
   model carries requires down to the resources it refines into, ``svc.requires =
   self.requires``), then the dependency managers add theirs;
 * two resources with one id are an error (``duplicate-resource``); a mapper's or
-  dependency manager's exception is ``export-error`` at the instance's constructor.
+  dependency manager's exception is ``export-error`` at the instance's constructor;
+* `Export.graph()` is the resource graph of the export (docs/graph.md), every resource's
+  provenance the instance it was exported from.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any, Protocol
 
 from cfmodel import moduleimport
 from cfmodel.errors import CfEvaluationError
+from cfmodel.metamodel.resource_graph import Provenance, ResourceGraph
 from cfmodel.plugins import Unknown, UnknownException
 from cfmodel.project import BUILTIN, ModuleInfo
 from cfmodel.resources import (
@@ -48,6 +51,7 @@ from cfmodel.resources import (
 from cfmodel.transforms.cf.refine.errors import fail
 from cfmodel.transforms.cf.refine.pluginrt import InstanceProxy, to_python
 from cfmodel.transforms.cf.refine.values import Instance
+from cfmodel.transforms.graph.inmanta import graph_from_export
 
 
 class CompileResult(Protocol):
@@ -88,6 +92,13 @@ class Export:
     undefined: list[str] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: Where each resource comes from (its id without version -> the exported instance).
+    origins: dict[str, Provenance] = field(default_factory=dict)
+
+    def graph(self, name: str = "") -> ResourceGraph:
+        """The resource graph of this export (`cfmodel.transforms.graph.inmanta.graph_from_export`),
+        each resource's provenance the instance it was exported from."""
+        return graph_from_export(self.document, name, "<export>", self.origins.get)
 
     @property
     def document(self) -> list[dict[str, Any]]:
@@ -198,6 +209,7 @@ def export_resources(result: CompileResult) -> Export:
                     "duplicate-resource",
                 )
             by_id[made.id] = made
+            out.origins[made.id.resource_str()] = Provenance(instance.span, f"{instance.info.qname} instance")
             by_instance.setdefault(id(instance), []).append(made)
             if made.unknowns:
                 out.undefined.append(made.id.resource_str())
