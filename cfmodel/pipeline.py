@@ -78,7 +78,6 @@ __all__ = [
 ]
 
 Progress = Callable[[str, int, int], None]
-Warn = Callable[[Sequence[Diagnostic]], None]
 
 #: A project directory with this file is compiled through the request sequence.
 ENVIRONMENTS_FILE = "environments.cfenv"
@@ -233,6 +232,7 @@ def compile_project(
                 on_warning(warning)
 
     request_facts = dict(facts or {})
+    # --- the pipeline (docs/architecture.md shows this code as the pipeline's picture)
     requested: RequestResult | None = None
     if isinstance(project_or_path, Project):
         project = project_or_path
@@ -256,6 +256,7 @@ def compile_project(
         progress("linking", 0, 0)
     program = resolve(project)
     instances = evaluate(program, project, facts=request_facts, injector=injector, progress=progress)
+    # --- end of the pipeline: the result's domain is lift(program), its model to_model(...)
     if not keep:
         for namespace in program.namespaces.values():
             namespace.statements = []

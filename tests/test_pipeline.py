@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,13 @@ def test_compile_dump_from_the_cli(webshop: Path) -> None:
     assert done.stdout == pipeline.dump("evaluate", webshop)
     wrong = run_cfmodel("compile", str(webshop), "--dump", "parse", cwd=webshop)
     assert wrong.returncode == 2 and "invalid choice: 'parse'" in wrong.stderr
+
+
+def test_the_architecture_picture_is_the_code() -> None:
+    source = (REPO / "cfmodel" / "pipeline.py").read_text(encoding="utf-8")
+    start = source.index("\n", source.index("# --- the pipeline (docs/architecture.md")) + 1
+    end = source.index("    # --- end of the pipeline")
+    code = textwrap.dedent(source[start:end]).rstrip() + "\n"
+    assert code.count("\n") > 15
+    docs = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert f"```python\n{code}```" in docs

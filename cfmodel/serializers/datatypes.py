@@ -157,8 +157,6 @@ _BY_JAVA_CLASS: dict[str, str] = {
     "java.util.Date": "EDate",
 }
 
-SUPPORTED_JAVA_CLASSES = frozenset(_BY_JAVA_CLASS)
-
 
 def is_ecore_builtin(dt: EDataType) -> bool:
     pkg = dt.ePackage

@@ -85,14 +85,6 @@ def children(obj: EObject, cache: FeatureCache | None = None) -> Iterator[EObjec
                 yield child
 
 
-def containment_step(obj: EObject, container: EObject) -> str:
-    """``feature`` or ``feature.index``: one step of an EMF positional fragment."""
-    f = obj.eContainmentFeature()
-    if not f.many:
-        return str(f.name)
-    return f"{f.name}.{list(container.eGet(f)).index(obj)}"
-
-
 def default_literal(f: Any) -> str | None:
     """The ``defaultValueLiteral`` that gives EMF the default PyEcore has.
 

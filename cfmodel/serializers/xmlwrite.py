@@ -62,8 +62,5 @@ class XmlWriter:
     def empty(self, tag: str, attrs: Iterable[tuple[str, str]] = ()) -> None:
         self.parts.append(f"{'  ' * self.depth}<{tag}{attrs_text(attrs)}/>\n")
 
-    def text_element(self, tag: str, text: str) -> None:
-        self.parts.append(f"{'  ' * self.depth}<{tag}>{escape_text(text)}</{tag}>\n")
-
     def to_bytes(self) -> bytes:
         return "".join(self.parts).encode("utf-8")

@@ -429,14 +429,14 @@ class _Importer:
 
     def run(self) -> dict[str, NamespaceFile]:
         for root in self.roots:
-            self.package(root, root_path=None)
+            self.package(root)
         for root in self.all_roots:  # relations that dependency classes hold towards imported ones
             self.dependency_relations(root)
         for file in self.files.values():
             file.imports.sort()
         return self.files
 
-    def package(self, package: EPackage, root_path: str | None) -> None:
+    def package(self, package: EPackage) -> None:
         namespace = self.namespace(package)
         parts = namespace.split("::")
         if namespace == "__config__":
@@ -473,7 +473,7 @@ class _Importer:
                     if isinstance(feature, EReference):
                         self.relation(feature, here)
         for sub in package.eSubpackages:
-            self.package(sub, path)
+            self.package(sub)
 
     def dependency_relations(self, package: EPackage) -> None:
         if id(package) not in self.imported:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,9 +190,6 @@ class DomainMetamodel:
             return self.namespaces[namespace]
         except KeyError:
             raise CfUsageError(f"no namespace {namespace!r} in this metamodel") from None
-
-    def all_packages(self) -> list[EPackage]:
-        return list(self.namespaces.values())
 
     # -- lookups
 
@@ -727,9 +724,3 @@ def _free_name(name: str, taken: set[str], suffix: str = "_type") -> str:
         candidate = f"{name}{suffix}{number}"
         number += 1
     return candidate
-
-
-def iter_annotations(element: Any) -> Iterator[tuple[str, dict[str, str]]]:
-    """(source, details) of every annotation of *element*, in order."""
-    for annotation in element.eAnnotations:
-        yield str(annotation.source), {str(k): str(v) for k, v in annotation.details.items()}

@@ -76,9 +76,6 @@ class Evaluator:
         if self.injection is not None:
             self.injection.bind_variables(self.globals[program.main.name])
 
-    def info_of(self, entity: p.EntityType) -> EntityInfo:
-        return self.infos[entity]
-
     def release(self) -> None:
         """After a compile: drop what only evaluation needs; the instances and their values stay.
 

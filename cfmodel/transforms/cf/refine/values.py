@@ -642,9 +642,6 @@ def same_value(a: Any, b: Any) -> bool:
         return False
 
 
-KeyFunction = Callable[[Any], Any]
-
-
 def index_key_part(value: Any) -> Any:
     """A hashable, type-exact form of an index attribute's value."""
     kind = type(value)
