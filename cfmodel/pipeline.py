@@ -33,31 +33,30 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pyecore.ecore import EObject, EPackage
+from typing import TYPE_CHECKING, Any
 
 from cfmodel.cache import ParseCache
 from cfmodel.display import html_table, summary_repr
 from cfmodel.errors import CfUsageError, Diagnostic
 from cfmodel.project import ModuleInfo, Project, load_project
-from cfmodel.serializers import atomic
-from cfmodel.serializers import json as json_format
-from cfmodel.serializers import xmi as xmi_format
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf import refine
-from cfmodel.transforms.cf.lift import DomainMetamodel
-from cfmodel.transforms.cf.lift import lift as lift_program
-from cfmodel.transforms.cf.model import InstanceModel
-from cfmodel.transforms.cf.model import to_model as instances_to_model
 from cfmodel.transforms.cf.program import LinkedProgram, dump_program
 from cfmodel.transforms.cf.refine.injection import EmptyBindings, InjectorLike, has_bindings
 from cfmodel.transforms.cf.refine.report import count_instances, dump_instances
 from cfmodel.transforms.cf.refine.values import Instance
 from cfmodel.transforms.cf.resolve import resolve as resolve_project
-from cfmodel.transforms.cf.validate_instances import InvalidModelError
-from cfmodel.transforms.cf.validate_instances import validate as validate_instances
-from cfmodel.transforms.environments.request import RequestResult, load_target, run_request
+
+if TYPE_CHECKING:
+    from pyecore.ecore import EObject, EPackage
+
+    from cfmodel.transforms.cf.lift import DomainMetamodel
+    from cfmodel.transforms.cf.model import InstanceModel
+    from cfmodel.transforms.environments.request import RequestResult
+
+# The request sequence (environments, the bindings engine), lifting, the PyEcore model and
+# the writers are imported by the steps that use them: `cfmodel compile` on a project
+# without environments or bindings loads none of them (startup time, benchmarks/compile.py).
 
 __all__ = [
     "ENVIRONMENTS_FILE",
@@ -99,14 +98,18 @@ def request(
     environment, whose main file, module path and bindings are compiled."""
     if environment is None and not (path / ENVIRONMENTS_FILE).is_file():
         return None
+    from cfmodel.transforms.environments.request import run_request
+
     return run_request(path, dict(facts or {}), environment)
 
 
 def load(where: Path | RequestResult, cache: ParseCache | None = None) -> Project:
     """The project of a directory, or of the environment a request selected."""
-    if isinstance(where, RequestResult):
-        return load_target(where.target, cache)
-    return load_project(where, cache)
+    if isinstance(where, Path):
+        return load_project(where, cache)
+    from cfmodel.transforms.environments.request import load_target
+
+    return load_target(where.target, cache)
 
 
 def bindings(
@@ -119,6 +122,8 @@ def bindings(
     else the request sequence on the project's directory makes the injector."""
     if environment is None and not has_bindings(project.root, project.module_path):
         return EmptyBindings(facts), facts, ()
+    from cfmodel.transforms.environments.request import run_request
+
     found = run_request(project.root, facts, environment)
     return found.injector, dict(found.target.facts), found.warnings
 
@@ -145,11 +150,15 @@ def evaluate(
 
 def lift(program: LinkedProgram) -> DomainMetamodel:
     """The derived metamodel: one EPackage per namespace."""
+    from cfmodel.transforms.cf.lift import lift as lift_program
+
     return lift_program(program)
 
 
 def to_model(instances: list[Instance], metamodel: DomainMetamodel) -> InstanceModel:
     """The PyEcore instance model; the instances' values move into it."""
+    from cfmodel.transforms.cf.model import to_model as instances_to_model
+
     return instances_to_model(instances, metamodel, release=True)
 
 
@@ -157,6 +166,8 @@ def write_xmi(
     name: str, metamodel: DomainMetamodel, model: InstanceModel, directory: Path | str
 ) -> list[Path]:
     """The metamodel (one ``.ecore`` per root package) and ``<name>.xmi`` into *directory*."""
+    from cfmodel.serializers import atomic
+
     files = metamodel.ecore_files()
     files[f"{_file_name(name)}.xmi"] = xmi_bytes(model)  # everything made before anything is written
     return atomic.write_files(directory, files)
@@ -164,6 +175,8 @@ def write_xmi(
 
 def write_json(model: InstanceModel, file: Path | str) -> Path:
     """The instance model in cfmodel's JSON format."""
+    from cfmodel.serializers import atomic
+
     path = Path(file)
     data = json_bytes(model)
     if path.parent != Path():
@@ -173,10 +186,14 @@ def write_json(model: InstanceModel, file: Path | str) -> Path:
 
 
 def xmi_bytes(model: InstanceModel) -> bytes:
+    from cfmodel.serializers import xmi as xmi_format
+
     return xmi_format.to_bytes(model.objects, xmi_format.XmiOptions(id_of=model.id_of))
 
 
 def json_bytes(model: InstanceModel, indent: int | None = 1) -> bytes:
+    from cfmodel.serializers import json as json_format
+
     return json_format.to_bytes(model.objects, json_format.JsonOptions(id_of=model.id_of, indent=indent))
 
 
@@ -408,6 +425,9 @@ class CompileResult:
         return write_json(self.instance_model, file)
 
     def _refuse_if_invalid(self, action: str) -> None:
+        from cfmodel.transforms.cf.validate_instances import InvalidModelError
+        from cfmodel.transforms.cf.validate_instances import validate as validate_instances
+
         report = validate_instances(self.model, self.domain)
         if not report.ok:
             raise InvalidModelError(report, action)

@@ -54,23 +54,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from cfmodel.errors import CfCompileError, CfEvaluationError, Diagnostic, Note, Span
-from cfmodel.metamodel.bindings import SpanTable
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
-from cfmodel.transforms.bindings.compose import Injector, compose
-from cfmodel.transforms.bindings.compose.values import (
-    TypeValue,
-    bound_type,
-    decode_target,
-    parse_type,
-    show_target,
-    show_title,
-)
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, show
 from cfmodel.transforms.cf.refine.values import ATTR, EntityInfo, Instance, SourceWait, Var, index_key_part
 
 if TYPE_CHECKING:
+    from cfmodel.transforms.bindings.compose import Injector
+    from cfmodel.transforms.bindings.compose.values import TypeValue
     from cfmodel.transforms.cf.refine.evaluator import Evaluator
     from cfmodel.transforms.cf.refine.frames import Frame
 
@@ -161,6 +153,7 @@ class Injection:
 
     def _read(self, problems: list[Diagnostic]) -> None:
         """The bound variables (values from ``variables()``) and parameter targets, with positions."""
+        from cfmodel.transforms.bindings.compose.values import TypeValue  # lazy: with bindings only
 
         bound: dict[str, Any] = self.injector.variables()
         for binding in self.injector.effective():
@@ -184,6 +177,8 @@ class Injection:
                 target, attribute = name[len(SOURCE) :].rpartition("/")[0], ""
             else:
                 continue
+            from cfmodel.transforms.bindings.compose.values import decode_target  # lazy: with bindings only
+
             type_name, titles = decode_target(target)
             found = self._target(type_name, binding.span, where, problems)
             if found is None:
@@ -239,8 +234,10 @@ class Injection:
         """ARM-8: ``bind Type[X] to Type[Y]`` needs ``Y`` to be ``X`` or a subtype. Checked when
         either is an entity of the program (data types are checked when composing; types that
         are neither are runtime types, which the program does not know)."""
-        wanted = parse_type(key_type).args[0].name
-        given = bound_type(value).name
+        from cfmodel.transforms.bindings.compose import values as types  # lazy: with bindings only
+
+        wanted = types.parse_type(key_type).args[0].name
+        given = types.bound_type(value).name
         wanted_entity, given_entity = self._entity(wanted), self._entity(given)
         if wanted_entity is None and given_entity is None:
             return
@@ -261,6 +258,8 @@ class Injection:
         indexes = self.ev.infos[target.entity].indexes
         if any(len(names) == len(titles) for _, names in indexes):
             return True
+
+        from cfmodel.transforms.bindings.compose.values import show_target  # lazy: with bindings only
 
         known = ", ".join(f"{target.entity.name}({', '.join(names)})" for _, names in indexes) or "none"
         message = (
@@ -496,6 +495,7 @@ def key_text(value: Any) -> str | None:
 
 def _shown(titles: Titles) -> str:
     """The titles of a key as ``Entity[...]`` shows them (``web1``, ``'a,b'``, ``web, example.com``)."""
+    from cfmodel.transforms.bindings.compose.values import show_title  # lazy: with bindings only
 
     return ", ".join(show_title(title) for title in titles)
 
@@ -570,6 +570,9 @@ class EmptyBindings:
 
     def _real(self) -> Any:
         if self._injector is None:
+            from cfmodel.metamodel.bindings import SpanTable  # lazy: the bindings engine, when asked
+            from cfmodel.transforms.bindings.compose import compose  # lazy: as above
+
             self._injector = compose([], self.facts, SpanTable(), [], None)
         return self._injector
 
