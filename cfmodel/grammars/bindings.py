@@ -12,7 +12,7 @@ the flattened, facts- and site-independent form of each ``NamedBindings`` is mad
 ``compose.entries.flat_of`` the first time a composition collects it, and kept there.
 
 Guarantees: the model contains only metamodel objects (no textX objects leak out); textX's
-dynamic attributes are read only through ``_get``/``_get_list`` here. Double-quoted strings
+dynamic attributes are read only through ``frontend.attr``/``attrs`` here. Double-quoted strings
 are split into ``InterpolatedString`` parts (``$::fact``, ``${name}``); single-quoted ones
 are literal. The model is read-only once parsed.
 
