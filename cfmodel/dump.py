@@ -25,6 +25,13 @@ def dump_module(module: nodes.Module) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dump_node(node: Any) -> str:
+    """The canonical text of any syntax node (the mcl tree's too)."""
+    lines: list[str] = []
+    _dump(node, 0, lines, None)
+    return "\n".join(lines) + "\n"
+
+
 def _span_text(span: Span) -> str:
     return f"@{span.line}:{span.col}-{span.end_line}:{span.end_col}"
 
