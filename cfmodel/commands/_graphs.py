@@ -2,9 +2,11 @@
 
 ``load_graph(source, args)``: a graph file — ``.xmi``/``.xml``/``.json`` of the graph
 metamodel, mgmt's YAML graph (``.yaml``/``.yml``), Inmanta's export document (a ``.json``
-list of resources, as ``inmanta export -j`` writes it) — read as it is; or a project
-directory (with ``main.cf``): compiled, its resources exported (``cfmodel export``) and
-made a graph.
+list of resources, as ``inmanta export -j`` writes it) — read as it is; a project directory
+(with ``main.cf``): compiled, its resources exported (``cfmodel export``) and made a graph;
+an mcl program (a ``.mcl`` file, or a directory with ``metadata.yaml`` or ``main.mcl``)
+compiled with the facts (``--fact``/``--facts``) into its resource graph
+(``cfmodel.mcl.compile``).
 """
 
 from __future__ import annotations
@@ -50,11 +52,18 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
         environment = getattr(args, "environment", None)
         result = compile_project(path, facts=facts, environment=environment, cache=cache)
         return export_resources(result).graph(result.name)
+    if suffix == ".mcl" or (
+        path.is_dir() and ((path / "metadata.yaml").is_file() or (path / "main.mcl").is_file())
+    ):
+        from cfmodel import mcl
+        from cfmodel.commands._options import facts_from_args
+
+        return mcl.compile(path, facts_from_args(args)).graph
     if not path.exists():
         raise CfUsageError(f"{source}: no such file or directory")
     raise CfUsageError(
         f"{source}: no resource graph can be read from it (graph files: .xmi, .json, mgmt's .yaml, "
-        "an export document)"
+        "an export document; an mcl program)"
     )
 
 

@@ -192,7 +192,7 @@ def to_text(graph: ResourceGraph) -> YamlGraph:
         )
     doc: dict[str, Any] = {
         "graph": graph.name or "cfmodel",
-        "comment": f"written by cfmodel from a {graph.language or 'resource'} graph",
+        "comment": f"written by cfmodel from a resource graph ({graph.language or 'no language'})",
         "resources": {k: sorted(v, key=lambda e: str(e["name"])) for k, v in sorted(by_kind.items())},
         "edges": _edges(graph, losses),
     }

@@ -103,3 +103,18 @@ def test_without_graphviz_svg_says_how_to_get_it(
     assert "apt-get install graphviz" in capsys.readouterr().err
     assert not (tmp_path / "g.svg").exists()
     assert main(["graph", str(graph_file), "-o", str(tmp_path / "g.dot")]) == 0
+
+
+def test_an_mcl_program_is_a_graph_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "main.mcl").write_text(
+        'file "/tmp/hello" {\n\tcontent => "hi\\n",\n\tstate => "exists",\n}\n'
+        'pkg "cowsay" {\n\tstate => "installed",\n}\n'
+        'Pkg["cowsay"] -> File["/tmp/hello"]\n',
+        encoding="utf-8",
+    )
+    assert main(["graph", str(tmp_path / "main.mcl"), "--format", "order"]) == 0
+    assert capsys.readouterr().out == "pkg[cowsay]\nfile[/tmp/hello]\n"
+    assert main(["graph", str(tmp_path), "--format", "yamlgraph"]) == 0  # a program directory
+    text = capsys.readouterr().out
+    assert '  file:\n  - name: /tmp/hello\n    content: "hi\\n"\n    state: exists\n' in text
+    assert "  from:\n    kind: pkg\n    name: cowsay\n  to:\n    kind: file\n" in text

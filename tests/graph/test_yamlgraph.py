@@ -18,7 +18,7 @@ from .conftest import at, webshop_graph
 EXPECTED = """\
 ---
 graph: shop
-comment: "written by cfmodel from a cf graph"
+comment: "written by cfmodel from a resource graph (cf)"
 resources:
   file:
   - name: /etc/app
