@@ -569,6 +569,13 @@ class _Builder:
             return build_string(token, start, self.span_of)
         span = self.span_of(start, start + len(token))
         if first.isdigit() or first in "-.":
+            if "e" in token or "E" in token:
+                raise CfSyntaxError(
+                    f"{token}: a number cannot have an exponent (as in inmanta-core); "
+                    "write it out (1e3 is 1000.0)",
+                    span,
+                    "syntax",
+                )
             return nodes.Literal(_number(token), span)
         if token in _KEYWORD_LITERALS:
             return nodes.Literal(_KEYWORD_LITERALS[token], span)
@@ -674,7 +681,7 @@ def _is_entity_name(name: str) -> bool:
 
 
 def _number(token: str) -> int | float:
-    if any(c in token for c in ".eE"):
+    if "." in token:
         return float(token)
     return int(token)
 

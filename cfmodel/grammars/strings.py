@@ -68,6 +68,13 @@ def build_string(token: str, start: int, span_of: SpanOf) -> nodes.Expression:
     if prefix == "r":
         return nodes.Literal(body, span)
     if prefix == "f":
+        if body_offset == 4:  # f""" or f'''
+            raise CfSyntaxError(
+                'an f-string cannot be triple-quoted (as in inmanta-core); use f"..." or a """...""" '
+                "string with {{name}}",
+                span,
+                "fstring",
+            )
         return _build_fstring(body, start + body_offset, span, span_of)
     if "{{" not in body:
         return nodes.Literal(decode_escapes(body), span)

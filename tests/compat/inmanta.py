@@ -150,11 +150,10 @@ def compile_one(path):
     Config.set("compiler", "cache", "false")
     project = module.Project(path, autostd=True)
     module.Project.set(project)
-    project.load()
     try:
+        project.load()
         types, _ = compiler.do_compile()
     except CompilerException as error:
-        root = error
         return {"ok": False, "error": type(error).__name__, "message": error.format_trace() if hasattr(error, "format_trace") else str(error)}
     ids = {}
     out = []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pyecore.ecore import EAttribute, EClass, EEnum, EReference
 
-from cfmodel.errors import CfUsageError
+from cfmodel.errors import CfCompileError, CfUsageError
 from cfmodel.pipeline import compile_project
 from cfmodel.serializers import canonical, ecore, xmi
 from cfmodel.serializers import json as json_format
@@ -78,7 +78,7 @@ TYPE_TABLE = [
     ("comment", "EString", 0, 1, True, None, None),
     ("ports", "ELongObject", 0, -1, False, None, "int[]?"),
     ("admin_port", "high_port", 1, 1, True, "8443", None),
-    ("motd", "EString", 1, 1, True, None, None),
+    ("motd", "EString", 1, 1, True, "Welcome", None),
 ]
 
 
@@ -104,7 +104,7 @@ def test_defaults_that_are_no_ecore_literal_are_annotated() -> None:
         for n in ("tags", "motd", "cpus")
     }
     assert details["tags"].details["value"] == "[]"
-    assert details["motd"].details["value"] == '"Welcome to {{name}}"'
+    assert details["motd"] is None
     assert details["cpus"] is None
     assert (
         mm.eattribute("__config__::Site", "alias").getEAnnotation(lift_module.DEFAULT).details["value"]
@@ -260,32 +260,25 @@ def test_classes_and_enums_are_typed() -> None:
     assert ecore.to_bytes(mm.package("infra"))  # valid Ecore, as the writer checks
 
 
-def test_computed_defaults_are_the_values_the_compiler_gives(tmp_path: Path) -> None:
+def test_computed_defaults_are_refused(tmp_path: Path) -> None:
+    """A default is a literal (the language reference's grammar, and inmanta-core): an
+    expression, an interpolated string, a variable or a nested list is refused where it is."""
     (tmp_path / "main.cf").write_text(
         "entity A:\n"
-        "    bool same = 1 == true\n"  # a bool is not a number (the old evaluator here said true)
-        "    bool member = 1 in [true, 2]\n"
-        "    float half = 1 / 2\n"
-        '    string joined = "a" + "b"\n'
         "    int eight = 2 ** 3\n"
-        '    bool sub = "ell" in "hello"\n'
+        '    string motd = "hi {{name}}"\n'
+        "    list nested = [1, [2]]\n"
+        "    int n = -1\n"
+        '    dict d = {"a": [1, 2], "b": {"c": null}}\n'
         "end\n"
         "implement A using std::none\n"
         "A()\n",
         encoding="utf-8",
     )
-    literals = {
-        name: lifted(tmp_path).eattribute("__config__::A", name).defaultValueLiteral
-        for name in ("same", "member", "half", "joined", "eight", "sub")
-    }
-    assert literals == {
-        "same": "false",
-        "member": "false",
-        "half": "0.5",
-        "joined": "ab",
-        "eight": "8",
-        "sub": "true",
-    }
-    (instance,) = compile_project(tmp_path).raw_instances
-    compiled = {name: instance.slots[name].value for name in literals}  # type: ignore[union-attr]
-    assert compiled == {"same": False, "member": False, "half": 0.5, "joined": "ab", "eight": 8, "sub": True}
+    with pytest.raises(CfCompileError) as caught:
+        compile_project(tmp_path)
+    assert [(d.span.line, d.span.col, d.code) for d in caught.value.items if d.span is not None] == [
+        (2, 17, "bad-default"),
+        (3, 19, "bad-default"),
+        (4, 23, "bad-default"),
+    ]

@@ -78,11 +78,9 @@ def test_every_kind_of_problem_with_its_full_text(mm) -> None:  # type: ignore[n
             "[index]",
             "infra::Disk #2: error: server: required relation is not set  [bounds]",
             'infra::IP #3: error: address: "1.2.3.x" does not match /^[0-9.]+$/ of infra::ip  [constraint]',
-            'infra::Web[name="w"]: error: motd: required attribute is not set (its default "Welcome to {{name}}" is '
-            "applied by the compiler only)  [bounds]",
             'infra::Web[name="w"]: error: disks: 0 values, expected [1..4]  [bounds]',
             'infra::Web[name="w"]: error: vhost: required attribute is not set  [bounds]',
-            "5 objects, 15 errors, 0 notes",
+            "5 objects, 14 errors, 0 notes",
         ]
     )
     assert [p.kind for p in report.of(orphan).problems] == ["bounds"]

@@ -76,7 +76,7 @@ class Evaluator:
                 return self.variables[e.name.text]
             raise NotChecked(f"'{e.name.text}' is not known here")
         if isinstance(e, nodes.ListLiteral):
-            return [self.eval(item) for item in e.items]
+            return sem.list_literal([self.eval(item) for item in e.items])
         if isinstance(e, nodes.DictLiteral):
             return {key: self.eval(value) for key, value in e.pairs}
         if isinstance(e, nodes.BinaryOperation):

@@ -907,6 +907,15 @@ class _Resolver:
         for attr in entity.attributes.values():
             if attr.default is None or isinstance(attr.default, nodes.Undef):
                 continue
+            not_literal = _not_a_literal(attr.default)
+            if not_literal is not None:
+                self.error(
+                    not_literal.span,
+                    f"the default of attribute '{attr.name}' must be a literal value "
+                    "(a number, a string without {{…}}, true, false, null, or a list or dict of them)",
+                    "bad-default",
+                )
+                continue
             try:
                 check_default(attr.default, attr.type)
             except ConstantError as error:
@@ -915,6 +924,33 @@ class _Resolver:
                     f"bad default for attribute '{attr.name}' ({attr.type}): {error.message}",
                     "bad-default",
                 )
+
+
+def _not_a_literal(default: nodes.Expression, in_list: bool = False) -> nodes.Expression | None:
+    """The part of an attribute default that is no literal, or None.
+
+    A default is a literal, as the language reference's grammar has it (``attribute:
+    primitive_type ID ('=' literal)?``) and inmanta-core enforces: a number, a string
+    without interpolation, a bool, null, a flat list of these, or a dict of these (whose
+    values may be lists and dicts). Anything computed (``1 + 1``, ``"{{x}}"``, ``f"{x}"``,
+    a variable, a call) is refused."""
+    if isinstance(default, nodes.Literal):
+        return None
+    if isinstance(default, nodes.ListLiteral):
+        if in_list:
+            return default
+        for item in default.items:
+            found = _not_a_literal(item, in_list=True)
+            if found is not None:
+                return found
+        return None
+    if isinstance(default, nodes.DictLiteral) and not in_list:
+        for _, value in default.pairs:
+            found = _not_a_literal(value)
+            if found is not None:
+                return found
+        return None
+    return default
 
 
 def _definitions(ns: p.LinkedNamespace) -> Iterator[tuple[str, p.Definition]]:

@@ -13,7 +13,7 @@ error code and which operand it is about (``"left"``, ``"right"``, or None for t
 expression); each evaluator turns it into its own error, with the span it has for that
 operand.
 
-The semantics (docs/compiler.md lists where inmanta-core 14 differs, as checked with
+The semantics (docs/compiler.md lists where inmanta-core 20.1 differs, as checked with
 it): ``==`` never equates a bool with a number, ``< > <= >=`` compare numbers only,
 arithmetic takes numbers (not bools), ``+`` also joins a string to a string and a list
 to a list, ``in`` looks in a list (by `equal`), the keys of a dict (string keys only) or
@@ -249,12 +249,35 @@ def choice(condition: Any) -> bool:
 # ---------------------------------------------------------------------- strings
 
 
+def list_literal(items: list[Any]) -> list[Any]:
+    """The value of ``[a, b, …]`` from its items' values: an item that is a list is spliced
+    in (``[1, [2, 3]]`` is ``[1, 2, 3]``; one level, as inmanta-core builds list literals —
+    the inner literal was flattened when it was made)."""
+    out: list[Any] = []
+    for item in items:
+        if type(item) is list:
+            out.extend(item)
+        else:
+            out.append(item)
+    return out
+
+
+def whole_as_int(value: Any) -> Any:
+    """A whole float as the int it equals (``2.0`` → ``2``), as inmanta-core turns a value
+    shown in a string; every other value (inside lists and dicts too) as it is."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
 def to_text(value: Any) -> str:
     """A value inside ``"{{x}}"`` (or ``f"{x}"``): Python's ``str()`` (``true`` shows as
-    ``True``), except that null shows as ``null``, also inside lists and dicts, as
-    inmanta-core shows it."""
+    ``True``), except that null shows as ``null``, also inside lists and dicts, and a whole
+    float shows as an int (``2.0`` as ``2``, but ``[2.0]`` as ``[2.0]``), as inmanta-core
+    shows them."""
     if type(value) is str:
         return value
+    value = whole_as_int(value)
     if value is None or type(value) is list or type(value) is dict:
         return _shown(value)
     return str(value)
@@ -272,7 +295,11 @@ def _shown(value: Any) -> str:
 
 
 def format_field(value: Any, conversion: str | None, format_spec: str) -> str:
-    """One ``{x!c:spec}`` field of an f-string: Python's conversions and format mini-language."""
+    """One ``{x!c:spec}`` field of an f-string: Python's conversions and format mini-language
+    (a whole float is an int first unless there is a format spec, as in inmanta-core:
+    ``f"{x}"`` and ``f"{x!r}"`` show ``2.0`` as ``2``, ``f"{x:.1f}"`` as ``2.0``)."""
+    if not format_spec:
+        value = whole_as_int(value)
     if conversion == "r":
         value = repr(value)
     elif conversion == "a":

@@ -197,7 +197,7 @@ def _e_map_lookup(ev: Evaluator, node: nodes.MapLookup, frame: Frame, task: Task
 
 
 def _e_list(ev: Evaluator, node: nodes.ListLiteral, frame: Frame, task: Task) -> Value:
-    return [evaluate(ev, item, frame, task) for item in node.items]
+    return sem.list_literal([evaluate(ev, item, frame, task) for item in node.items])
 
 
 def _e_dict(ev: Evaluator, node: nodes.DictLiteral, frame: Frame, task: Task) -> Value:
