@@ -209,7 +209,7 @@ def _by_compiler(project: Project, text: str) -> tuple[str, Any]:
 
 @pytest.mark.parametrize(("setup", "expression", "expected"), ROWS, ids=[r[1] for r in ROWS])
 def test_both_evaluators_agree(project: Project, setup: str, expression: str, expected: Any) -> None:
-    text = HEAD + (setup + "\n" if setup else "") + f"x = {expression}\nOut(v={{\"x\": x}})\n"
+    text = HEAD + (setup + "\n" if setup else "") + f'x = {expression}\nOut(v={{"x": x}})\n'
     kind, compiled = _by_compiler(project, text)
     ckind, evaluated = _by_conditions(text)
     if isinstance(expected, Fails):
