@@ -68,7 +68,15 @@ class ParseCache:
             finally:
                 if was_enabled:
                     gc.enable()
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+        except (
+            OSError,
+            pickle.UnpicklingError,
+            EOFError,
+            AttributeError,
+            ValueError,
+            TypeError,
+            RecursionError,
+        ):
             self.misses += 1
             return None
         if not isinstance(module, nodes.Module):
@@ -89,5 +97,7 @@ class ParseCache:
             except BaseException:
                 Path(temp).unlink(missing_ok=True)
                 raise
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+        except (OSError, RecursionError):
+            # a cache that cannot be written only costs time; a tree deeper than pickle can
+            # walk (an expression chain of thousands of terms) is parsed each time
+            pass

@@ -119,6 +119,7 @@ _ALL: list[ErrorCode] = [
         ("hyphen", "an identifier contains '-'"),
         ("incompatible-attribute", "an attribute redefines an inherited attribute with another type"),
         ("inheritance-cycle", "entities inherit from each other in a cycle"),
+        ("inheritance-depth", "an entity's chain of parents is longer than cfmodel supports"),
         ("lift", "the linked program cannot be lifted to an Ecore metamodel"),
         ("missing-import", "a qualified name uses a namespace that is not imported"),
         ("name-clash", "an entity gets two features with the same name (or names differing only in case)"),

@@ -20,18 +20,28 @@ from cfmodel.serializers import datatypes
 
 
 def all_features(eclass: Any) -> list[Any]:
-    """``eAllStructuralFeatures`` in EMF's order."""
+    """``eAllStructuralFeatures`` in EMF's order: each supertype's (in order, recursively)
+    before the class's own, each feature once. Walked with an explicit stack, so the depth
+    of a hierarchy is not limited by Python's recursion limit."""
     seen: set[int] = set()
     out: list[Any] = []
-    for sup in eclass.eSuperTypes:
-        for f in all_features(sup):
+    done: set[int] = set()
+    stack: list[tuple[Any, int]] = [(eclass, 0)]
+    while stack:
+        current, next_super = stack[-1]
+        supers = current.eSuperTypes
+        if next_super < len(supers):
+            stack[-1] = (current, next_super + 1)
+            sup = supers[next_super]
+            if id(sup) not in done:
+                stack.append((sup, 0))
+            continue
+        stack.pop()
+        done.add(id(current))
+        for f in current.eStructuralFeatures:
             if id(f) not in seen:
                 seen.add(id(f))
                 out.append(f)
-    for f in eclass.eStructuralFeatures:
-        if id(f) not in seen:
-            seen.add(id(f))
-            out.append(f)
     return out
 
 

@@ -693,3 +693,28 @@ case(
         ]
     ),
 )
+case(
+    "relation_copy_chain",
+    main="\n".join(
+        [
+            "entity Item:\n    int n\nend\nimplement Item using std::none",
+            "entity Node:\n    int k\nend\nimplement Node using std::none",
+            "Node.items [0:] -- Item",
+            *(f"n{k} = Node(k={k})" for k in range(401)),
+            *(f"n{k + 1}.items = n{k}.items" for k in reversed(range(400))),
+            "n0.items = [Item(n=1), Item(n=2)]",
+        ]
+    ),
+)
+
+
+case(
+    "expression_chain_of_1000_terms",
+    main="\n".join(
+        [
+            "entity Out:\n    int n\n    bool b\nend\nimplement Out using std::none",
+            "Out(n=" + " + ".join(["1"] * 1000) + ", b=" + " and ".join(["true"] * 1000) + ")",
+        ]
+    ),
+    expect=Differs(OK, Error((), ("RecursionError",)), "Depth is not limited by Python's recursion limit"),
+)

@@ -863,3 +863,150 @@ Host(name="h")
 """,
     expect=Error(("not-set",), ("UnsetException", "MultiException", "OptionalValueException")),
 )
+
+case(
+    "multiple_inheritance_left_default_wins",
+    main="""
+entity Left:
+    string mode = "left"
+end
+entity Right:
+    string mode = "right"
+end
+entity Both extends Left, Right:
+end
+entity Other extends Right, Left:
+end
+implement Both using std::none
+implement Other using std::none
+Both()
+Other()
+Both(mode="given")
+""",
+)
+
+case(
+    "multiple_inheritance_left_without_default",
+    main="""
+entity Left:
+    string mode
+end
+entity Right:
+    string mode = "right"
+end
+entity Both extends Left, Right:
+end
+implement Both using std::none
+Both()
+""",
+    expect=Error(("not-set",), ("UnsetException", "MultiException")),
+)
+
+case(
+    "using_parents_multiple_parents",
+    main="""
+entity Monitored:
+    string name
+end
+entity Backed:
+    string name
+end
+entity Db extends Monitored, Backed:
+end
+entity Log:
+    string line
+end
+Monitored.logs [0:] -- Log
+implementation monitor for Monitored:
+    self.logs += Log(line="monitor {{name}}")
+end
+implementation backup for Backed:
+    Log(line="backup {{name}}")
+end
+implement Monitored using monitor
+implement Backed using backup
+implement Db using parents
+implement Log using std::none
+Db(name="pg")
+""",
+)
+
+case(
+    "multiple_inheritance_rule_of_declarations",
+    main="""
+entity Base:
+    string mode = "base"
+    int n = 0
+end
+entity Left extends Base:
+end
+entity Right:
+    string mode = "right"
+    int n = 2
+end
+entity C extends Left, Right:
+end
+entity A:
+    string mode = "a"
+end
+entity B extends A:
+    string mode = "b"
+end
+entity D extends A, B:
+end
+entity R:
+    string mode = "r"
+end
+entity E extends R, B:
+end
+implement C using std::none
+implement D using std::none
+implement E using std::none
+C()
+D()
+E()
+""",
+)
+
+case(
+    "multiple_inheritance_redeclared_without_default",
+    main="""
+entity A:
+    string mode = "a"
+end
+entity B extends A:
+    string mode
+end
+implement B using std::none
+B()
+""",
+    expect=Error(("not-set",), ("UnsetException", "MultiException")),
+)
+
+case(
+    "multiple_inheritance_shared_attribute_in_index_and_relation",
+    main="""
+entity Named:
+    string name
+end
+entity Labelled:
+    string name
+    string label = "none"
+end
+entity Host extends Named, Labelled:
+end
+index Host(name)
+entity Disk:
+    string dev
+end
+Host.disks [0:] -- Disk.host [1]
+implementation disk for Host:
+    Disk(host=self, dev="{{name}}-sda")
+end
+implement Host using disk
+implement Disk using std::none
+Host(name="a")
+Host(name="a", label="none")
+Host(name="b", label="x")
+""",
+)

@@ -81,6 +81,7 @@ INDEX = "http://cfmodel.org/index"  # EClass: "1", "2", ... = "a, b" (the index 
 RELATION = "http://cfmodel.org/relation"  # EReference: "annotations" (its expressions), "symmetric"
 CONSTRUCTORS = "http://cfmodel.org/constructors"  # EPackage: typedef name -> "Entity(k=v)"
 ENUM = "http://cfmodel.org/enum"  # EEnum: value -> its parent value (the "is" tree)
+SHARED = "http://cfmodel.org/shared"  # generated abstract EClass: "attribute", "declared_by"
 SOURCE = "http://cfmodel.org/source"  # any element, only with LiftOptions(spans=True): "span"
 
 # cf primitive -> (Ecore data type, Java class of a typedef built on it)
@@ -425,6 +426,9 @@ class _Lifter:
         self.features: dict[int, Any] = {}
         self.spans: dict[int, Span] = {}
         self.problems: list[str] = []
+        # multiple inheritance: declaration id -> the one feature of an attribute that
+        # unrelated entities each declare (`shared_attributes`)
+        self.shared: dict[int, EAttribute] = {}
 
     def run(self) -> DomainMetamodel:
         names = sorted(self.program.namespaces)
@@ -434,6 +438,7 @@ class _Lifter:
             self.classifiers(self.program.namespaces[name])
         for entity in self.program.entities():
             self.supertypes(entity)
+        self.shared_attributes()
         for entity in self.program.entities():
             self.entity_features(entity)
         self.opposites()
@@ -564,11 +569,77 @@ class _Lifter:
         indexes = {str(i + 1): ", ".join(index.attributes) for i, index in enumerate(entity.indexes)}
         self.annotate(eclass, INDEX, indexes)
 
+    def shared_attributes(self) -> None:
+        """An attribute that unrelated entities each declare, and that meets in a common
+        subtype (multiple inheritance), is one feature: an Ecore class may not have two
+        features of one name (EMF's EcoreValidator). It is declared once, on a generated
+        abstract class (annotated `SHARED`) that each declaring entity's class extends; each
+        declaration's own default goes into its class's `DEFAULTS` annotation, and so does
+        the default every class that inherits it gets (`EntityType.defaults`; "" for none)."""
+        representative: dict[int, p.Attribute] = {}
+        involved: set[int] = set()
+
+        def find(attribute: p.Attribute) -> p.Attribute:
+            while representative.get(id(attribute), attribute) is not attribute:
+                attribute = representative[id(attribute)]
+            return attribute
+
+        for entity in self.program.entities():
+            by_name: dict[str, list[p.Attribute]] = {}
+            seen: set[int] = set()
+            for ancestor in entity.mro:
+                for attribute in ancestor.attributes.values():
+                    if attribute.overrides is None and id(attribute) not in seen:
+                        seen.add(id(attribute))
+                        by_name.setdefault(attribute.name, []).append(attribute)
+            for declared in by_name.values():
+                if len(declared) < 2:
+                    continue
+                involved.update(id(a) for a in declared)
+                first = find(declared[0])
+                for other in declared[1:]:
+                    root = find(other)
+                    if root is not first:
+                        representative[id(root)] = first
+        groups: dict[int, list[p.Attribute]] = {}
+        for entity in self.program.entities():
+            for attribute in entity.attributes.values():
+                if id(attribute) in involved:
+                    groups.setdefault(id(find(attribute)), []).append(attribute)
+        for members in groups.values():
+            first = members[0]
+            package = self.packages[first.entity.namespace.name]
+            taken = {classifier.name.lower() for classifier in package.eClassifiers}
+            holder = EClass(_free_name(f"Shared_{first.name}", taken, "_"), abstract=True)
+            feature = self.attribute(first, with_default=False)
+            holder.eStructuralFeatures.append(feature)
+            declared_by = ", ".join(a.entity.qualified_name for a in members)
+            self.annotate(holder, SHARED, {"attribute": first.name, "declared_by": declared_by})
+            self.document(
+                holder,
+                f"Generated: the attribute '{first.name}' that {declared_by} each declare, once "
+                "(a class that extends several of them has one such feature).",
+            )
+            package.eClassifiers.append(holder)
+            for attribute in members:
+                self.shared[id(attribute)] = feature
+                self.features[id(attribute)] = feature
+                self.classes[id(attribute.entity)].eSuperTypes.append(holder)
+
     def entity_features(self, entity: p.EntityType) -> None:
         eclass = self.classes[id(entity)]
         overridden: dict[str, str] = {}
+        inherited_shared = sorted(
+            name
+            for name, attribute in entity.all_attributes.items()
+            if id(attribute) in self.shared and name not in entity.attributes
+        )
+        if inherited_shared:
+            defaults = entity.defaults()
+            for name in inherited_shared:
+                overridden[name] = _default_text(defaults.get(name))
         for attribute in entity.attributes.values():
-            if attribute.overrides is not None:
+            if attribute.overrides is not None or id(attribute) in self.shared:
                 overridden[attribute.name] = _default_text(attribute.default)
                 continue
             feature = self.attribute(attribute)
@@ -594,7 +665,7 @@ class _Lifter:
             eclass.eStructuralFeatures.append(reference)
             self.features[id(end)] = reference
 
-    def attribute(self, attribute: p.Attribute) -> EAttribute:
+    def attribute(self, attribute: p.Attribute, with_default: bool = True) -> EAttribute:
         spec = attribute.type
         etype = self.datatype(spec.base)
         feature = EAttribute(
@@ -609,7 +680,8 @@ class _Lifter:
             spec.multi and spec.nullable
         ):
             self.annotate(feature, TYPE, {"type": str(spec)})
-        self.default(attribute, feature, primitive)
+        if with_default:
+            self.default(attribute, feature, primitive)
         self.document(feature, attribute.doc)
         self.located(feature, attribute.name_span)
         return feature

@@ -258,18 +258,18 @@ class EntityType:
 
     def finish(self) -> None:
         """Compute the inherited view: own definitions beat the parents', left parent beats right."""
+        # depth first, parents left to right, each entity once (an explicit stack: the depth
+        # of a hierarchy is not limited by Python's recursion limit)
         mro: list[EntityType] = []
         seen: set[int] = set()
-
-        def visit(entity: EntityType) -> None:
+        stack: list[EntityType] = [self]
+        while stack:
+            entity = stack.pop()
             if id(entity) in seen:
-                return
+                continue
             seen.add(id(entity))
             mro.append(entity)
-            for parent in entity.parents:
-                visit(parent)
-
-        visit(self)
+            stack.extend(reversed(entity.parents))
         self.mro = mro
         attributes: dict[str, Attribute] = {}
         relations: dict[str, RelationEnd] = {}
@@ -283,6 +283,42 @@ class EntityType:
         self.all_attributes = attributes
         self.all_relations = relations
         self.all_indexes = indexes
+
+    def ancestors_parent_first(self) -> list[EntityType]:
+        """Every ancestor once, each after its own parents, right parent before left: the
+        order inmanta-core applies declarations in (a post-order walk of the parents taken
+        right to left; an ancestor reached twice keeps its first place). Iterative: the
+        depth of a hierarchy is not limited by Python's recursion limit."""
+        order: list[EntityType] = []
+        seen: set[int] = {id(self)}
+        stack: list[tuple[EntityType, int]] = [(self, 0)]
+        while stack:
+            entity, done = stack[-1]
+            parents = entity.parents[::-1]
+            if done < len(parents):
+                stack[-1] = (entity, done + 1)
+                parent = parents[done]
+                if id(parent) not in seen:
+                    seen.add(id(parent))
+                    stack.append((parent, 0))
+                continue
+            stack.pop()
+            if entity is not self:
+                order.append(entity)
+        return order
+
+    def defaults(self) -> dict[str, nodes.Expression]:
+        """The default of each attribute, as inmanta-core gives it: the attribute declarations
+        of `ancestors_parent_first`, then the entity's own, where a later declaration replaces
+        an earlier one, also when it has no default (or ``undef``), which removes it. So a
+        child beats its parents and the left parent beats the right one, and a left parent
+        that declares the attribute without a default leaves it without one (seed 000: "the
+        left parent takes precedence over the others")."""
+        values: dict[str, nodes.Expression | nodes.Undef | None] = {}
+        for entity in [*self.ancestors_parent_first(), self]:
+            for name, attribute in entity.attributes.items():
+                values[name] = attribute.default
+        return {k: v for k, v in values.items() if v is not None and not isinstance(v, nodes.Undef)}
 
     def __repr__(self) -> str:  # compact: the object graph is cyclic and large
         return f"EntityType({self.qualified_name})"

@@ -25,7 +25,7 @@ they are in `LinkedProgram.warnings`.
 Error codes: ``unknown-type``, ``unknown-entity``, ``unknown-implementation``,
 ``unknown-attribute``, ``missing-import``, ``duplicate-definition``,
 ``duplicate-import``, ``duplicate-attribute``, ``duplicate-parent``,
-``duplicate-relation``, ``inheritance-cycle``, ``typedef-cycle``, ``not-an-entity``,
+``duplicate-relation``, ``inheritance-cycle``, ``inheritance-depth``, ``typedef-cycle``, ``not-an-entity``,
 ``not-a-type``, ``bad-typedef``, ``bad-multiplicity``, ``bad-name``, ``hyphen``,
 ``incompatible-attribute``, ``name-clash``, ``bad-index``, ``implementation-mismatch``,
 ``conditional-parents``, ``bad-enum``, ``bad-default``.
@@ -81,6 +81,11 @@ def suggest(name: str, candidates: Iterable[str]) -> str:
         if name.lower() in lowered:
             close = [lowered[name.lower()]]
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+# The longest chain of `extends` a program may have (PyEcore, which the metamodel is made
+# with, walks supertypes recursively; real hierarchies are a handful of levels deep).
+MAX_INHERITANCE_DEPTH = 200
 
 
 @dataclass(slots=True)
@@ -426,34 +431,80 @@ class _Resolver:
             entity.parents.append(self.std_entity)
 
     def break_cycles(self) -> None:
-        """Report each inheritance cycle once (at its first entity) and cut it."""
+        """Report each inheritance cycle once (at its first entity) and cut it; then refuse a
+        hierarchy deeper than `MAX_INHERITANCE_DEPTH`. Both walks use explicit stacks (no
+        recursion): the depth of a hierarchy is not limited by Python's recursion limit."""
         state: dict[int, int] = {}  # 1 on the stack, 2 done
         order = sorted(
             (e for e, _ in self.entity_nodes),
             key=lambda e: (e.name_span.file, e.name_span.line, e.name_span.col),
         )
-
-        def visit(entity: p.EntityType, stack: list[p.EntityType]) -> None:
-            state[id(entity)] = 1
-            stack.append(entity)
-            for parent in list(entity.parents):
+        for root in order:
+            if id(root) in state:
+                continue
+            state[id(root)] = 1
+            path = [root]
+            frames: list[tuple[p.EntityType, int]] = [(root, 0)]
+            while frames:
+                entity, next_parent = frames[-1]
+                if next_parent >= len(entity.parents):
+                    frames.pop()
+                    path.pop()
+                    state[id(entity)] = 2
+                    continue
+                parent = entity.parents[next_parent]
+                frames[-1] = (entity, next_parent + 1)
                 mark = state.get(id(parent))
                 if mark == 1:
-                    cycle = stack[stack.index(parent) :]
+                    cycle = path[path.index(parent) :]
                     first = min(cycle, key=lambda e: (e.name_span.file, e.name_span.line, e.name_span.col))
                     start = cycle.index(first)
                     ring = cycle[start:] + cycle[:start] + [first]
-                    path = " -> ".join(e.qualified_name for e in ring)
-                    self.error(first.name_span, f"inheritance cycle: {path}", "inheritance-cycle")
+                    chain = " -> ".join(e.qualified_name for e in ring)
+                    self.error(first.name_span, f"inheritance cycle: {chain}", "inheritance-cycle")
                     entity.parents.remove(parent)
+                    frames[-1] = (entity, next_parent)  # the next parent moved into this place
+                    if not entity.parents and self.std_entity is not None and entity is not self.std_entity:
+                        # still an entity (so std::none and the like fit it): no second error
+                        entity.parents.append(self.std_entity)
                 elif mark is None:
-                    visit(parent, stack)
-            stack.pop()
-            state[id(entity)] = 2
+                    state[id(parent)] = 1
+                    path.append(parent)
+                    frames.append((parent, 0))
+        self.check_depth(order)
 
-        for entity in order:
-            if id(entity) not in state:
-                visit(entity, [])
+    def check_depth(self, order: list[p.EntityType]) -> None:
+        """An entity more than `MAX_INHERITANCE_DEPTH` levels below its furthest ancestor is
+        refused (`inheritance-depth`, reported once, at the first entity past the limit; the
+        parents of each entity past it are cut): PyEcore walks a class's supertypes
+        recursively."""
+        depth: dict[int, int] = {}
+        reported = False
+        for root in order:
+            frames: list[p.EntityType] = [root]
+            while frames:
+                entity = frames[-1]
+                if id(entity) in depth:
+                    frames.pop()
+                    continue
+                missing = [parent for parent in entity.parents if id(parent) not in depth]
+                if missing:
+                    frames.extend(missing)
+                    continue
+                frames.pop()
+                level = 1 + max((depth[id(parent)] for parent in entity.parents), default=0)
+                if level > MAX_INHERITANCE_DEPTH:
+                    if not reported:
+                        reported = True
+                        self.error(
+                            entity.name_span,
+                            f"{entity.qualified_name} is {level} levels deep in its hierarchy; at most "
+                            f"{MAX_INHERITANCE_DEPTH} are supported",
+                            "inheritance-depth",
+                        )
+                    entity.parents.clear()
+                    level = 1
+                depth[id(entity)] = level
 
     def link_attributes(self, entity: p.EntityType, node: nodes.Entity) -> None:
         for attr in node.attributes:
@@ -807,6 +858,9 @@ class _Resolver:
         for group in groups.values():
             if len(group) < 2:
                 continue
+            group = self.merge_shared_attributes(entity, group)
+            if len(group) < 2:
+                continue
             a, b = group[0], group[1]
             if any(
                 id(a) in self.feature_ids(parent) and id(b) in self.feature_ids(parent)
@@ -816,6 +870,38 @@ class _Resolver:
             if a.name == b.name and entity in (a.entity, b.entity):
                 continue
             self.clash(entity, a, b)
+
+    def merge_shared_attributes(
+        self, entity: p.EntityType, group: list[p.Attribute | p.RelationEnd]
+    ) -> list[p.Attribute | p.RelationEnd]:
+        """*group* with the attributes of one name that parents declare each (multiple
+        inheritance) kept once: they are one attribute of *entity* (seed 000: the left parent
+        takes precedence; lift declares it once, on a shared abstract supertype). Declared
+        with different types, they are `incompatible-attribute` (as in inmanta-core)."""
+        kept: list[p.Attribute | p.RelationEnd] = []
+        first_of: dict[str, p.Attribute] = {}
+        for feature in group:
+            if isinstance(feature, p.Attribute):
+                first = first_of.setdefault(feature.name, feature)
+                if first is not feature:
+                    if str(first.type) != str(feature.type) and not any(
+                        id(first) in self.feature_ids(parent) and id(feature) in self.feature_ids(parent)
+                        for parent in entity.parents
+                    ):
+                        self.error(
+                            entity.name_span,
+                            f"{entity.qualified_name} inherits attribute '{feature.name}' with two types: "
+                            f"{first.type} from {first.entity.qualified_name} and {feature.type} from "
+                            f"{feature.entity.qualified_name}",
+                            "incompatible-attribute",
+                            [
+                                Note(first.name_span, f"'{first.name}' ({first.type})"),
+                                Note(feature.name_span, f"'{feature.name}' ({feature.type})"),
+                            ],
+                        )
+                    continue
+            kept.append(feature)
+        return kept
 
     def features(self, entity: p.EntityType) -> list[p.Attribute | p.RelationEnd]:
         """The distinct features of *entity* as the derived metamodel has them."""

@@ -22,23 +22,44 @@ def to_source(e: nodes.Expression) -> str:
     if isinstance(e, nodes.Reference):
         return e.name.text
     if isinstance(e, nodes.BinaryOperation):
-        power = BINDING_POWER[e.operator]
-        left = _operand(e.left, power, right_side=False)
-        right = _operand(e.right, power, right_side=True)
-        return f"{left} {e.operator} {right}"
+        # a chain a + b + c (left-deep) is walked down, not recursed into: its length is
+        # not limited by Python's recursion limit
+        chain = [e]
+        left = e.left
+        while (
+            isinstance(left, nodes.BinaryOperation)
+            and BINDING_POWER[left.operator] >= BINDING_POWER[chain[-1].operator]
+        ):
+            chain.append(left)
+            left = left.left
+        text = _operand(left, BINDING_POWER[chain[-1].operator], right_side=False)
+        for current in reversed(chain):
+            right = _operand(current.right, BINDING_POWER[current.operator], right_side=True)
+            text = f"{text} {current.operator} {right}"
+        return text
     if isinstance(e, nodes.Not):
-        inner = to_source(e.operand)
+        count = 1
+        operand = e.operand
+        while isinstance(operand, nodes.Not):  # not not … x, without recursion
+            count += 1
+            operand = operand.operand
+        inner = to_source(operand)
         if (
-            isinstance(e.operand, nodes.BinaryOperation)
-            and BINDING_POWER[e.operand.operator] <= NOT_BINDING_POWER
-        ) or isinstance(e.operand, nodes.Conditional):
+            isinstance(operand, nodes.BinaryOperation)
+            and BINDING_POWER[operand.operator] <= NOT_BINDING_POWER
+        ) or isinstance(operand, nodes.Conditional):
             inner = f"({inner})"
-        return f"not {inner}"
+        return "not " * count + inner
     if isinstance(e, nodes.Conditional):
         condition = _wrap_conditional(e.condition)
         return f"{condition} ? {_wrap_conditional(e.then)} : {_wrap_conditional(e.otherwise)}"
     if isinstance(e, nodes.AttributeAccess):
-        return f"{_postfix_target(e.target)}.{e.name.text}"
+        names = [e.name.text]
+        target = e.target
+        while isinstance(target, nodes.AttributeAccess):  # a.b.c.…, without recursion
+            names.append(target.name.text)
+            target = target.target
+        return _postfix_target(target) + "".join(f".{name}" for name in reversed(names))
     if isinstance(e, nodes.MapLookup):
         return f"{_postfix_target(e.target)}[{to_source(e.key)}]"
     if isinstance(e, nodes.IsDefined):

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 def build_entities(ev: Evaluator) -> None:
     for entity in ev.program.entities():
         ev.infos[entity] = EntityInfo(entity)
+    rule_lists: dict[int, list[p.ImplementRule]] = {}
     for entity, info in ev.infos.items():
         for name, attribute in entity.all_attributes.items():
             info.fields[name] = field = FieldInfo(name, ATTR, info, attribute=attribute)
@@ -49,7 +50,7 @@ def build_entities(ev: Evaluator) -> None:
                 seen.add(id(index))
                 info.indexes.append((index, tuple(index.attributes)))
         info.index_attrs = frozenset(name for _, names in info.indexes for name in names)
-        info.rules = rules_of(entity)
+        info.rules = rules_of(entity, rule_lists)
     for info in ev.infos.values():
         info.defaults = {
             name: default_value(ev, info, name, expr) for name, expr in defaults_of(info.entity).items()
@@ -70,27 +71,35 @@ def default_value(ev: Evaluator, info: EntityInfo, name: str, expr: nodes.Expres
 
 
 def defaults_of(entity: p.EntityType) -> dict[str, nodes.Expression]:
-    """Defaults as the reference compiler computes them: own beat parents', left parent beats right."""
-    values: dict[str, nodes.Expression | nodes.Undef] = {}
-    for parent in reversed(entity.parents):
-        values.update(defaults_of(parent))
-    for name, attribute in entity.attributes.items():
-        if attribute.default is not None:
-            values[name] = attribute.default
-    return {k: v for k, v in values.items() if not isinstance(v, nodes.Undef)}
+    """Defaults as the reference compiler computes them (`EntityType.defaults`)."""
+    return entity.defaults()
 
 
-def rules_of(entity: p.EntityType) -> list[p.ImplementRule]:
-    rules: list[p.ImplementRule] = []
-    inherit = False
-    for rule in entity.implements:
-        if rule.implementations:
-            rules.append(rule)
-        if rule.using_parents:
-            inherit = True
-    if inherit:
-        for parent in entity.parents:
-            for rule in rules_of(parent):
-                if rule not in rules:
-                    rules.append(rule)
-    return rules
+def rules_of(
+    entity: p.EntityType, memo: dict[int, list[p.ImplementRule]] | None = None
+) -> list[p.ImplementRule]:
+    """The implement rules that apply to *entity*: its own, then (``using parents``) its
+    parents' rules in order, each rule once. Computed for the ancestors first with an
+    explicit stack (the depth of a hierarchy is not limited by Python's recursion limit);
+    *memo* keeps each entity's list for the next call."""
+    memo = {} if memo is None else memo
+    stack: list[tuple[p.EntityType, bool]] = [(entity, False)]
+    while stack:
+        current, parents_done = stack.pop()
+        if id(current) in memo:
+            continue
+        inherit = any(rule.using_parents for rule in current.implements)
+        if inherit and not parents_done:
+            stack.append((current, True))
+            stack.extend((parent, False) for parent in current.parents if id(parent) not in memo)
+            continue
+        rules = [rule for rule in current.implements if rule.implementations]
+        if inherit:
+            seen = {id(rule) for rule in rules}
+            for parent in current.parents:
+                for rule in memo[id(parent)]:
+                    if id(rule) not in seen:
+                        seen.add(id(rule))
+                        rules.append(rule)
+        memo[id(current)] = rules
+    return memo[id(entity)]

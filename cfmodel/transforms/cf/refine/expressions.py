@@ -129,7 +129,24 @@ def read_slot(slot: Slot, span: Span) -> Value:
 
 
 def _e_attribute(ev: Evaluator, node: nodes.AttributeAccess, frame: Frame, task: Task) -> Value:
-    target = evaluate(ev, node.target, frame, task)
+    target_node = node.target
+    if type(target_node) is nodes.AttributeAccess:
+        # a path a.b.c.…: walked down, not recursed into (its length is not limited by
+        # Python's recursion limit)
+        path = [node]
+        while type(target_node) is nodes.AttributeAccess:
+            assert isinstance(target_node, nodes.AttributeAccess)
+            path.append(target_node)
+            target_node = target_node.target
+        value = evaluate(ev, target_node, frame, task)
+        for step in reversed(path):
+            value = _attribute_of(value, step)
+        return value
+    return _attribute_of(evaluate(ev, target_node, frame, task), node)
+
+
+def _attribute_of(target: Value, node: nodes.AttributeAccess) -> Value:
+    """``target.name`` of one step of a path."""
     if type(target) is not Instance:
         if isinstance(target, Unknown):
             return target
@@ -256,13 +273,21 @@ def _e_comprehension(ev: Evaluator, node: nodes.ListComprehension, frame: Frame,
 
 
 def _e_not(ev: Evaluator, node: nodes.Not, frame: Frame, task: Task) -> Value:
-    value = evaluate(ev, node.operand, frame, task)
-    if isinstance(value, Unknown):
-        return value
-    try:
-        return sem.negation(value)
-    except sem.SemanticError as error:
-        raise at(error, node.span) from None
+    nots = [node]  # not not … x: walked down, not recursed into
+    operand = node.operand
+    while type(operand) is nodes.Not:
+        assert isinstance(operand, nodes.Not)
+        nots.append(operand)
+        operand = operand.operand
+    value = evaluate(ev, operand, frame, task)
+    for current in reversed(nots):
+        if isinstance(value, Unknown):
+            return value
+        try:
+            value = sem.negation(value)
+        except sem.SemanticError as error:
+            raise at(error, current.span) from None
+    return value
 
 
 def _e_conditional(ev: Evaluator, node: nodes.Conditional, frame: Frame, task: Task) -> Value:
@@ -326,10 +351,29 @@ def _e_is_defined(ev: Evaluator, node: nodes.IsDefined, frame: Frame, task: Task
 
 
 def _e_binary(ev: Evaluator, node: nodes.BinaryOperation, frame: Frame, task: Task) -> Value:
+    """A binary operation. A chain ``a + b + c``, ``x and y and z`` is parsed left-deep: its
+    left operands are walked down, not recursed into, and the operators applied on the way
+    back up, so a chain's length is not limited by Python's recursion limit (the order of
+    evaluation is the same: each left side before its right side)."""
+    chain = [node]
+    left_node = node.left
+    while type(left_node) is nodes.BinaryOperation:
+        assert isinstance(left_node, nodes.BinaryOperation)
+        chain.append(left_node)
+        left_node = left_node.left
+    left = evaluate(ev, left_node, frame, task)
+    for current in reversed(chain):
+        left = _binary_after_left(ev, current, left, frame, task)
+    return left
+
+
+def _binary_after_left(
+    ev: Evaluator, node: nodes.BinaryOperation, left: Value, frame: Frame, task: Task
+) -> Value:
+    """*node*'s value, its left operand's value being *left*."""
     op = node.operator
     if op == "and" or op == "or":
-        return _logical(ev, op, node, frame, task)
-    left = evaluate(ev, node.left, frame, task)
+        return _logical(ev, op, node, left, frame, task)
     right = evaluate(ev, node.right, frame, task)
     try:
         if op == "in" or op == "not in":
@@ -353,9 +397,10 @@ def _e_binary(ev: Evaluator, node: nodes.BinaryOperation, frame: Frame, task: Ta
         raise at(error, node.span, node.left.span, node.right.span) from None
 
 
-def _logical(ev: Evaluator, op: str, node: nodes.BinaryOperation, frame: Frame, task: Task) -> Value:
+def _logical(
+    ev: Evaluator, op: str, node: nodes.BinaryOperation, left: Value, frame: Frame, task: Task
+) -> Value:
     """``and`` / ``or``: the right side is evaluated only when the left does not decide."""
-    left = evaluate(ev, node.left, frame, task)
     if isinstance(left, Unknown):
         return left
     try:

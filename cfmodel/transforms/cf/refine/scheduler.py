@@ -26,12 +26,12 @@ is completed as an optional relation is (rule 1): then it does not exist.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from cfmodel.errors import Span
 from cfmodel.transforms.cf.refine.errors import Blocked
-from cfmodel.transforms.cf.refine.values import ListVar, OptVar, Slot, SourceWait, Value
+from cfmodel.transforms.cf.refine.values import Instance, Listener, ListVar, OptVar, Slot, SourceWait, Value
 
 if TYPE_CHECKING:
     from cfmodel.transforms.cf.refine.evaluator import Evaluator
@@ -69,7 +69,16 @@ Progress = Callable[[str, int, int], None]
 class Scheduler:
     """The run queue and the freeze policy."""
 
-    __slots__ = ("blocked_slots", "candidates", "done", "listened", "progress", "queue", "stalled")
+    __slots__ = (
+        "blocked_slots",
+        "candidates",
+        "deliveries",
+        "done",
+        "listened",
+        "progress",
+        "queue",
+        "stalled",
+    )
 
     def __init__(self) -> None:
         self.queue: deque[Task] = deque()
@@ -83,6 +92,9 @@ class Scheduler:
         self.blocked_slots: list[Slot] = []
         self.done = 0
         self.progress: Progress | None = None
+        # relation values waiting to reach their listeners (`values.deliver`), while one is
+        # being delivered: (listeners still to call, value)
+        self.deliveries: list[tuple[Iterator[Listener], Instance]] | None = None
 
     def add(self, task: Task) -> None:
         self.queue.append(task)

@@ -454,8 +454,7 @@ class ListVar(Slot):
             self.seen.add(value)
         listeners = self.listeners
         if listeners:
-            for listener in list(listeners):
-                listener.receive(sched, value)
+            deliver(sched, list(listeners), value)
         if upper is not None and len(self.items) == upper:
             self.where = span
             self.freeze(sched)
@@ -516,6 +515,29 @@ class ListVar(Slot):
 
     def describe(self) -> str:
         return f"relation '{self.name}' {self.field.multiplicity} of {self.owner}"
+
+
+def deliver(sched: Scheduler, listeners: list[Listener], value: Instance) -> None:
+    """``listener.receive(value)`` for each of *listeners*, in order, without nesting calls:
+    a delivery asked for while another is under way (a relation forwarding to one that
+    forwards on: ``b.items = a.items``, ``c.items = b.items``, …) waits on the scheduler's
+    stack and the outermost call delivers it, depth first, in the order nested calls would
+    have. So a chain of any length is not limited by Python's recursion limit."""
+    pending = sched.deliveries
+    if pending is not None:
+        pending.append((iter(listeners), value))
+        return
+    pending = sched.deliveries = [(iter(listeners), value)]
+    try:
+        while pending:
+            remaining, item = pending[-1]
+            listener = next(remaining, None)
+            if listener is None:
+                pending.pop()
+                continue
+            listener.receive(sched, item)
+    finally:
+        sched.deliveries = None
 
 
 class Listener:
