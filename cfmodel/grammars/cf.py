@@ -15,6 +15,7 @@ where. `_Builder` turns either kind of model into `nodes`.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any
 from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.collector import gc_paused
-from cfmodel.errors import CfSyntaxError, Span
+from cfmodel.errors import CfSyntaxError, Note, Span
 from cfmodel.grammars import nodes, peg
 from cfmodel.grammars.common import BINDING_POWER, NOT_BINDING_POWER
 from cfmodel.grammars.frontend import CommentBlanker, expected_text, rule_of
@@ -185,12 +186,25 @@ def _syntax_error(error: TextXSyntaxError, text: str, file: str) -> CfSyntaxErro
                 "syntax",
             )
     message = f"unexpected {found}"
+    notes: list[Note] = []
     if found == "'end'" and "a statement" in expected and "'end'" not in expected:
         message += " (no block is open here; 'end' is a keyword and cannot be a name)"
     elif expected:
         message += f" (expected {expected_text(expected)})"
+        if "'end'" in expected:
+            # a block left open: `entity A:` … then the next statement
+            open_block = _open_block(blank_comments(text)[:offset])
+            if open_block is not None:
+                header, block_line, block_col = open_block
+                message += f": '{header}' is not closed"
+                notes.append(
+                    Note(
+                        Span(file, block_line, block_col, block_line, block_col + len(header)),
+                        f"'{header}' opens here; add its 'end' before line {line}",
+                    )
+                )
     end_col = col + (len(found) - 2 if found.startswith("'") else 1)
-    return CfSyntaxError(message, Span(file, line, col, line, end_col), "syntax")
+    return CfSyntaxError(message, Span(file, line, col, line, end_col), "syntax", notes)
 
 
 _BLOCK_LINE = re.compile(
@@ -205,6 +219,15 @@ _STRIP_STRINGS = re.compile(
 
 def _innermost_open_block(text: str, file: str) -> str | None:
     """Describe the last block that an `end` never closed (for end-of-file errors)."""
+    found = _open_block(text)
+    if found is None:
+        return None
+    header, line, col = found
+    return f"'{header}' opened at {file}:{line}:{col}"
+
+
+def _open_block(text: str) -> tuple[str, int, int] | None:
+    """(header, line, column) of the last block in *text* that an `end` never closed."""
     text = _STRIP_STRINGS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     stack: list[tuple[str, int, int]] = []
     for match in _BLOCK_LINE.finditer(text):
@@ -222,7 +245,7 @@ def _innermost_open_block(text: str, file: str) -> str | None:
     header = header.rstrip(":").strip()
     if len(header) > 40:
         header = header[:37] + "..."
-    return f"'{header}' opened at {file}:{line}:{col}"
+    return header, line, col
 
 
 _TOKEN = re.compile(r"[A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*|[0-9]+|\S")
@@ -496,9 +519,28 @@ class _Builder:
 
     def _check_anonymous(self, anonymous: list[nodes.Statement] | None, value: nodes.Expression) -> None:
         if anonymous is not None and not isinstance(value, nodes.Constructor):
+            self._check_misspelled_keyword(value)
             raise CfSyntaxError(
                 "an anonymous implementation block (':' ... 'end') can only follow a constructor",
                 value.span,
+                "syntax",
+            )
+
+    def _check_misspelled_keyword(self, value: nodes.Expression) -> None:
+        """``entty Host:`` parses as a name followed by a block: when the word before the
+        block's subject looks like a misspelled keyword, say that instead."""
+        start = self.lines.offset(value.span.line, value.span.col)
+        line_start = self.text.rfind("\n", 0, start) + 1
+        words = self.text[line_start:start].split()
+        if len(words) != 1 or not words[0].isidentifier():
+            return
+        word = words[0]
+        close = difflib.get_close_matches(word, _BLOCK_KEYWORDS, n=1, cutoff=0.7)
+        if close:
+            word_start = self.text.index(word, line_start)
+            raise CfSyntaxError(
+                f"unknown keyword '{word}' (did you mean '{close[0]}'?)",
+                self.span_of(word_start, word_start + len(word)),
                 "syntax",
             )
 
@@ -674,6 +716,10 @@ class _Builder:
     def keyword_argument(self, obj: Any) -> nodes.KeywordArgument:
         name = self.name_after(obj.name, obj._tx_position)
         return nodes.KeywordArgument(name, self.expression(obj.value), self.span(obj))
+
+
+# keywords that open a block with a name after them (`entity Host:`)
+_BLOCK_KEYWORDS = ("entity", "implementation", "typedef", "enum")
 
 
 def _is_entity_name(name: str) -> bool:

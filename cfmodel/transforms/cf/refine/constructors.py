@@ -25,7 +25,7 @@ from cfmodel.transforms.cf.refine.frames import Frame
 from cfmodel.transforms.cf.refine.indexes import find_existing, register
 from cfmodel.transforms.cf.refine.scheduler import Task
 from cfmodel.transforms.cf.refine.statements import ImplTask, emit_implementation
-from cfmodel.transforms.cf.refine.values import ATTR, EntityInfo, FieldInfo, Instance, Value
+from cfmodel.transforms.cf.refine.values import ATTR, EntityInfo, FieldInfo, Instance, Value, Var, same_value
 
 if TYPE_CHECKING:
     from cfmodel.transforms.cf.refine.evaluator import Evaluator
@@ -177,10 +177,15 @@ def construct(
             where = injected[name][1]
         else:
             where = span
+        if not new:
+            check_same_as_found(instance, info.fields[name], value, direct, where, span)
         set_field(ev, instance, info.fields[name], value, where)
     if new:
         register(ev, instance)
     for field, expr, arg_span in plan.indirect:
+        if not new and type(expr) is nodes.Literal:
+            assert isinstance(expr, nodes.Literal)
+            check_same_as_found(instance, field, expr.value, direct, arg_span, span)
         assign_expr(ev, instance, field, expr, frame, arg_span)
     if extra is not None:
         for key, value in extra.items():
@@ -201,6 +206,8 @@ def construct(
             and key not in info.index_attrs
             and (injected is None or key not in injected)
         ):
+            if not new:
+                check_same_as_found(instance, info.fields[key], value, direct, span, span)
             set_field(ev, instance, info.fields[key], value, span)
     if new:
         emit_implementations(ev, instance)
@@ -209,6 +216,35 @@ def construct(
     memo.append(instance)
     task.pos += 1
     return instance
+
+
+def check_same_as_found(
+    instance: Instance, field: FieldInfo, value: Any, direct: dict[str, Any], where: Span, span: Span
+) -> None:
+    """A constructor that found *instance* by its index key must not give an attribute
+    another value than the constructor that made it: say so, naming both constructors."""
+    slot = instance.slots.get(field.name)
+    if type(slot) is not Var or not slot.ready or same_value(slot.value, value):
+        return
+    info = instance.info
+    key = next(
+        (
+            ", ".join(f"{n}={show(direct[n])}" for n in names)
+            for _, names in info.indexes
+            if set(names) <= set(direct)
+        ),
+        "",
+    )
+    raise fail(
+        f"two constructors of {info.qname}[{key}] (one instance, same index key) give attribute "
+        f"'{field.name}' different values: {show(slot.value)} and {show(value)}",
+        where,
+        "double-assignment",
+        [
+            Note(instance.span, f"the constructor that made it gave {show(slot.value)}"),
+            Note(span, f"this constructor gives {show(value)}"),
+        ],
+    )
 
 
 def missing_index_attribute(info: EntityInfo, name: str, span: Span) -> CfEvaluationError:

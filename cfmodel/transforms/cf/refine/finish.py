@@ -80,6 +80,12 @@ def finish(ev: Evaluator) -> list[Diagnostic]:
                     f"no implementation refines {instance}: the conditions of every "
                     f"'implement {info.qname}' are false"
                 )
+            elif any(rule.using_parents for rule in info.entity.implements):
+                parents = ", ".join(parent.qualified_name for parent in info.entity.parents)
+                message = (
+                    f"no implementation refines {instance}: 'implement {info.entity.name} using parents' "
+                    f"inherits nothing, because no parent ({parents}) has an 'implement … using …'"
+                )
             else:
                 message = (
                     f"no implementation refines {instance}: there is no "
