@@ -718,3 +718,28 @@ case(
     ),
     expect=Differs(OK, Error((), ("RecursionError",)), "Depth is not limited by Python's recursion limit"),
 )
+
+case(
+    "integer_past_64_bits_in_an_attribute",
+    main="""
+entity Out:
+    int n
+end
+implement Out using std::none
+Out(n=9223372036854775807 + 1)
+""",
+    expect=Differs(Error(("type-error",), ()), OK, "An `int` attribute holds a 64-bit integer"),
+)
+
+case(
+    "large_integers_in_expressions_and_strings",
+    main="""
+entity Out:
+    string s
+    int n
+end
+implement Out using std::none
+big = 99999999999999999999 * 10
+Out(s="{{big}}", n=big - 999999999999999999000)
+""",
+)

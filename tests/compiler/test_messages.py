@@ -63,3 +63,21 @@ def test_index_key_found_again_whose_default_differs(project: Project) -> None:
         'main.cf:8:1: error: two constructors of __config__::H[name="a"] (one instance, same index key) give '
         'attribute \'os\' different values: "bsd" and "linux"  [double-assignment]'
     )
+
+
+def test_int_attribute_past_64_bits_is_refused_where_it_is_set(project: Project) -> None:
+    head = (
+        "entity A:\n    int n\n    dict d = {}\nend\nimplement A using std::none\nx = 9223372036854775807\n"
+    )
+    assert _error(project, head + "A(n=x + 1)\n") == [
+        "main.cf:7:3: error: attribute 'n' of __config__::A instance (created at main.cf:7:1) must be a 64-bit int "
+        "(-9223372036854775808 to 9223372036854775807: the metamodel's int is a Java long), not "
+        "9223372036854775808  [type-error]"
+    ]
+    assert _error(project, "entity A:\n    int n = -9223372036854775809\nend\n") == [
+        "main.cf:2:13: error: bad default for attribute 'n' (int): -9223372036854775809 is not a valid int  "
+        "[bad-default]"
+    ]
+    project.write({"main.cf": head + 'A(n=x, d={"big": x * 10})\nA(n=0 - x - 1)\n'})
+    result = project.compile()
+    assert sorted(o.eGet("n") for o in result.model) == [-(2**63), 2**63 - 1]

@@ -237,7 +237,7 @@ def primitive_fits(value: Any, name: str) -> bool:
     if name == "string":
         return isinstance(value, str)
     if name == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and sem.INT_MIN <= value <= sem.INT_MAX
     if name == "float":
         return isinstance(value, float)
     if name == "number":

@@ -249,6 +249,14 @@ def choice(condition: Any) -> bool:
 # ---------------------------------------------------------------------- strings
 
 
+# An `int` attribute holds a 64-bit signed integer: the derived metamodel's int is
+# ELongObject (Java's long), so a larger value could not be exported or loaded by EMF.
+# Values in expressions and variables may be larger (as in inmanta-core); the limit applies
+# where a value enters an attribute or a default, at its span (docs/compiler.md).
+INT_MIN = -(2**63)
+INT_MAX = 2**63 - 1
+
+
 def list_literal(items: list[Any]) -> list[Any]:
     """The value of ``[a, b, …]`` from its items' values: an item that is a list is spliced
     in (``[1, [2, 3]]`` is ``[1, 2, 3]``; one level, as inmanta-core builds list literals —

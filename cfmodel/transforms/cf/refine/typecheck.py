@@ -16,6 +16,7 @@ from typing import Any
 from cfmodel.errors import Note, Span
 from cfmodel.plugins import Unknown
 from cfmodel.transforms.cf import program as p
+from cfmodel.transforms.cf import semantics as sem
 from cfmodel.transforms.cf.refine.errors import fail, kind_of, show
 from cfmodel.transforms.cf.refine.values import Instance
 
@@ -33,7 +34,7 @@ def _item_what(what: What, position: int) -> What:
 
 
 def _is_int(value: Any) -> bool:
-    return type(value) is int
+    return type(value) is int and sem.INT_MIN <= value <= sem.INT_MAX  # 64 bits: semantics.INT_MAX
 
 
 def _is_number(value: Any) -> bool:
@@ -120,6 +121,13 @@ class TypeChecker:
         test = _PRIMITIVE_CHECKS.get(name)
         if test is None or test(value):
             return value
+        if name == "int" and type(value) is int:
+            raise fail(
+                f"{_w(what)} must be a 64-bit int ({sem.INT_MIN} to {sem.INT_MAX}: the metamodel's int is a "
+                f"Java long), not {show(value)}",
+                span,
+                "type-error",
+            )
         shown = str(value) if isinstance(value, Instance) else f"{kind_of(value)} {show(value)}"
         raise fail(f"{_w(what)} must be {_article(str(spec))} {spec}, not {shown}", span, "type-error")
 
