@@ -118,8 +118,8 @@ args = {"a": "from dict", "b": 4}
         "main.cf:7:12: error: attribute 'a' is set twice in the constructor of __config__::A  [duplicate-argument]"
     )
     assert error_of(project, source + 'A(**{"a": "x", "c": 1})\n') == (
-        "main.cf:7:5: error: entity __config__::A has no attribute or relation 'c' (it has: a, b, provides, "
-        "requires)  [unknown-attribute]"
+        "main.cf:7:5: error: entity __config__::A has no attribute or relation 'c'  [unknown-attribute]\n"
+        "note: __config__::A has: a, b, provides, requires"
     )
     assert error_of(project, source + "A(**[1])\n") == (
         "main.cf:7:5: error: ** needs a dict of attribute values, not list [1]  [type-error]"
@@ -134,8 +134,8 @@ end
 implement A using std::none
 """
     assert error_of(project, source + 'A(a="x", nope=1)\n') == (
-        "main.cf:5:10: error: entity __config__::A has no attribute or relation 'nope' (it has: a, provides, "
-        "requires)  [unknown-attribute]"
+        "main.cf:5:10: error: entity __config__::A has no attribute or relation 'nope'  [unknown-attribute]\n"
+        "note: __config__::A has: a, provides, requires"
     )
     assert error_of(project, source + 'A(a="x", a="y")\n') == (
         "main.cf:5:10: error: 'a' is given twice in the constructor of __config__::A  [duplicate-argument]"

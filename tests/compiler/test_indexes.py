@@ -39,9 +39,10 @@ Host(name="same={{same}}")
 
 def test_conflicting_value_for_an_existing_key(project: Project) -> None:
     assert error_of(project, HOSTS + 'Host(name="a", os="bsd")\nHost(name="a")\n') == (
-        "main.cf:14:1: error: attribute 'os' of __config__::Host instance (created at main.cf:13:1) is already "
-        '"bsd"; it cannot be set to "linux" (a value is assigned once)  [double-assignment]\n'
-        'main.cf:13:16: note: the first value, "bsd", was set here'
+        'main.cf:14:1: error: two constructors of __config__::Host[name="a"] (one instance, same index key) give '
+        'attribute \'os\' different values: "bsd" and "linux"  [double-assignment]\n'
+        'main.cf:13:1: note: the constructor that made it gave "bsd"\n'
+        'main.cf:14:1: note: this constructor gives "linux"'
     )
 
 

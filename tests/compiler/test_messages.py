@@ -75,8 +75,8 @@ def test_int_attribute_past_64_bits_is_refused_where_it_is_set(project: Project)
         "9223372036854775808  [type-error]"
     ]
     assert _error(project, "entity A:\n    int n = -9223372036854775809\nend\n") == [
-        "main.cf:2:13: error: bad default for attribute 'n' (int): -9223372036854775809 is not a valid int  "
-        "[bad-default]"
+        "main.cf:2:13: error: bad default for attribute 'n' (int): -9223372036854775809 is not a 64-bit int (the "
+        "metamodel's int is a Java long)  [bad-default]"
     ]
     project.write({"main.cf": head + 'A(n=x, d={"big": x * 10})\nA(n=0 - x - 1)\n'})
     result = project.compile()

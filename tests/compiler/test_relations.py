@@ -96,9 +96,9 @@ a.friends += A(name="3")
 """
     assert error_of(project, source) == (
         "main.cf:8:1: error: relation 'friends' [0:2] of __config__::A instance (created at main.cf:6:5) allows "
-        "at most 2 value(s); __config__::A instance (created at main.cf:8:14) would be one too many (it holds "
-        "[__config__::A instance (created at main.cf:7:14), __config__::A instance (created at main.cf:7:27)])"
-        "  [upper-bound]"
+        "at most 2 value(s); __config__::A instance (created at main.cf:8:14) would be one too many  [upper-bound]\n"
+        "main.cf:7:14: note: it holds __config__::A instance (created at main.cf:7:14)\n"
+        "main.cf:7:27: note: it holds __config__::A instance (created at main.cf:7:27)"
     )
 
 

@@ -194,6 +194,14 @@ def check_default(default: nodes.Expression, spec: p.TypeSpec) -> None:
     problem = check_value(value, spec)
     if problem is not None and problem.failed:
         raise ConstantError(problem.message, default.span)
+    if (
+        isinstance(spec.base, p.Primitive)
+        and spec.base.name == "int"
+        and not spec.multi
+        and type(value) is int
+        and not sem.INT_MIN <= value <= sem.INT_MAX
+    ):
+        raise ConstantError(f"{value} is not a 64-bit int (the metamodel's int is a Java long)", default.span)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +245,7 @@ def primitive_fits(value: Any, name: str) -> bool:
     if name == "string":
         return isinstance(value, str)
     if name == "int":
-        return isinstance(value, int) and not isinstance(value, bool) and sem.INT_MIN <= value <= sem.INT_MAX
+        return isinstance(value, int) and not isinstance(value, bool)
     if name == "float":
         return isinstance(value, float)
     if name == "number":

@@ -12,10 +12,11 @@ the door ``ev.construct``; index lookups are `indexes`'.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from cfmodel.errors import CfEvaluationError, Span
+from cfmodel.errors import CfEvaluationError, Note, Span
 from cfmodel.grammars import nodes
 from cfmodel.plugins import Unknown
 from cfmodel.transforms.cf import program as p
@@ -164,12 +165,23 @@ def not_instance(name: str, target: Any, span: Span) -> CfEvaluationError:
 
 
 def no_field(info: EntityInfo, name: str, span: Span) -> CfEvaluationError:
-    known = ", ".join(sorted(info.fields)) or "none"
+    """The first line names the close match, if any; the entity's features are a note (at
+    most `SHOWN_FEATURES` of them), so the line stays short for an entity with many."""
+    names = sorted(info.fields)
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    shown = ", ".join(names[:SHOWN_FEATURES]) or "none"
+    if len(names) > SHOWN_FEATURES:
+        shown += f", … ({len(names)} in all)"
     return fail(
-        f"entity {info.qname} has no attribute or relation '{name}' (it has: {known})",
+        f"entity {info.qname} has no attribute or relation '{name}'{hint}",
         span,
         "unknown-attribute",
+        [Note(None, f"{info.qname} has: {shown}")],
     )
+
+
+SHOWN_FEATURES = 20  # features of an entity listed in a message
 
 
 def _e_interpolation(ev: Evaluator, node: nodes.Interpolation, frame: Frame, task: Task) -> Value:

@@ -370,6 +370,9 @@ class OptVar(Slot):
         return f"relation '{self.name}' {self.field.multiplicity} of {self.owner}"
 
 
+SHOWN_VALUES = 5  # values of a relation listed in a message's notes
+
+
 class ListVar(Slot):
     """A many-valued relation end: gradual, append-only, frozen when complete."""
 
@@ -464,12 +467,18 @@ class ListVar(Slot):
         return True
 
     def over(self, value: Instance, span: Span) -> Exception:
+        """Too many values: the values it holds are notes (at most `SHOWN_VALUES`), so the
+        first line stays short however many there are."""
+        held = self.items[:SHOWN_VALUES]
+        notes = [Note(item.span, f"it holds {show(item)}") for item in held]
+        if len(self.items) > len(held):
+            notes.append(Note(None, f"and {len(self.items) - len(held)} more"))
         return fail(
             f"relation '{self.field.name}' {self.field.multiplicity} of {self.owner} allows at most "
-            f"{self.field.upper} value(s); {show(value)} would be one too many "
-            f"(it holds {show(self.items)})",
+            f"{self.field.upper} value(s); {show(value)} would be one too many",
             span,
             "upper-bound",
+            notes,
         )
 
     def freeze(self, sched: Scheduler) -> None:
