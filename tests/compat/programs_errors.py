@@ -743,3 +743,32 @@ big = 99999999999999999999 * 10
 Out(s="{{big}}", n=big - 999999999999999999000)
 """,
 )
+
+case(
+    "plus_on_two_lists",
+    main="""
+x = [1] + [2]
+""",
+    expect=Error(("type-error",), ("TypingException",)),
+)
+
+case(
+    "in_on_a_string",
+    main="""
+x = "a" in "abc"
+""",
+    expect=Error(("type-error",), ("TypingException",)),
+)
+
+case(
+    "lists_joined_by_a_list_literal",
+    main="""
+entity Out:
+    string[] v
+end
+implement Out using std::none
+a = ["x", "y"]
+b = ["z"]
+Out(v=[a, b, "w"])
+""",
+)

@@ -78,7 +78,13 @@ ROWS: list[tuple[str, str, Any]] = [
     ("", "1.5 * 2", 3.0),
     ("", "10 - 2.5", 7.5),
     ("", '"a" + "b"', "ab"),
-    ("", "[1] + [2, 3]", [1, 2, 3]),  # inmanta: a type error
+    (
+        "",
+        "[1] + [2, 3]",
+        Fails(
+            "'+' does not join lists ([1] and [2, 3]); a list literal does: [a, b] splices lists a and b in"
+        ),
+    ),
     ("", '"ab" * 2', Fails("'*' needs numbers, not string \"ab\" and int 2")),
     ("", "[1] * 2", Fails("'*' needs numbers, not list [1] and int 2")),
     ("", "true + 1", Fails("'+' needs numbers, not bool true and int 1")),  # inmanta: 2
@@ -105,10 +111,10 @@ ROWS: list[tuple[str, str, Any]] = [
     ("", '"a" in {"a": 1}', True),
     ("", '"a" not in {"a": 1}', False),
     ("", '1 in {"1": 2}', False),
-    ("", '"ell" in "hello"', True),  # inmanta: a type error (no 'in' on strings)
-    ("", '1 in "abc"', Fails("'in' looks in a list, a dict or a string, not in string \"abc\"")),
-    ("", '"x" in 3', Fails("'in' looks in a list, a dict or a string, not in int 3")),
-    ("", '"x" not in null', Fails("'in' looks in a list, a dict or a string, not in null null")),
+    ("", '"ell" in "hello"', Fails("'in' looks in a list or a dict, not in string \"hello\"")),
+    ("", '1 in "abc"', Fails("'in' looks in a list or a dict, not in string \"abc\"")),
+    ("", '"x" in 3', Fails("'in' looks in a list or a dict, not in int 3")),
+    ("", '"x" not in null', Fails("'in' looks in a list or a dict, not in null null")),
     # and / or / not / ? :
     ("", "true and false", False),
     ("", "false and 1", False),

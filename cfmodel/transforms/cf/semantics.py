@@ -15,10 +15,10 @@ operand.
 
 The semantics (docs/compiler.md lists where inmanta-core 20.1 differs, as checked with
 it): ``==`` never equates a bool with a number, ``< > <= >=`` compare numbers only,
-arithmetic takes numbers (not bools), ``+`` also joins a string to a string and a list
-to a list, ``in`` looks in a list (by `equal`), the keys of a dict (string keys only) or
-a string (substrings), ``[k]`` looks up a string key in a dict, interpolation shows
-values as Python's ``str()``.
+arithmetic takes numbers (not bools), ``+`` also joins a string to a string (not lists:
+a list literal splices lists in, `list_literal`), ``in`` looks in a list (by `equal`) or
+the keys of a dict (string keys only), not in a string, ``[k]`` looks up a string key in
+a dict, interpolation shows values as Python's ``str()`` (a whole float as an int).
 """
 
 from __future__ import annotations
@@ -151,13 +151,17 @@ ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def arithmetic(op: str, left: Any, right: Any) -> Any:
-    """``+ - * / % **`` on numbers; ``+`` also on two strings and on two lists."""
+    """``+ - * / % **`` on numbers; ``+`` also on two strings. Not on lists (inmanta-core
+    refuses them too): the list literal ``[a, b]`` joins lists ``a`` and ``b``."""
     if op == "+" and type(left) is str:
         if type(right) is not str:
             raise SemanticError(f"'+' joins a string only to a string, not to {_described(right)}")
         return left + right
     if op == "+" and type(left) is list and type(right) is list:
-        return left + right
+        raise SemanticError(
+            f"'+' does not join lists ({show(left)} and {show(right)}); a list literal does: [a, b] "
+            "splices lists a and b in"
+        )
     if not (is_number(left) and is_number(right)):
         raise SemanticError(f"'{op}' needs numbers, not {_described(left)} and {_described(right)}")
     try:
@@ -172,16 +176,13 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
 
 
 def contains(item: Any, container: Any) -> bool:
-    """``item in container``: a list by `equal`, a dict's keys (only strings match), a string's substrings."""
+    """``item in container``: a list by `equal`, a dict's keys (only strings match). Not in a
+    string (inmanta-core refuses it too)."""
     if type(container) is dict:
         return type(item) is str and item in container
     if type(container) is list:
         return any(equal(element, item) for element in container)
-    if type(container) is str and type(item) is str:
-        return item in container
-    raise SemanticError(
-        f"'in' looks in a list, a dict or a string, not in {_described(container)}", operand="right"
-    )
+    raise SemanticError(f"'in' looks in a list or a dict, not in {_described(container)}", operand="right")
 
 
 def lookup(mapping: Any, key: Any) -> Any:
