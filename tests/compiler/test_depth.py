@@ -12,6 +12,8 @@ import pytest
 
 from cfmodel.cache import ParseCache
 from cfmodel.errors import CfModelError
+from cfmodel.grammars.cf import parse_str
+from cfmodel.transforms.cf import conditions
 from cfmodel.transforms.cf.lift import iter_annotations
 from cfmodel.transforms.cf.resolve import MAX_INHERITANCE_DEPTH
 from tests.compiler.conftest import Project, compile_main, values
@@ -125,3 +127,18 @@ def test_brackets_nested_past_the_parser_are_a_syntax_error(project: Project, op
     with pytest.raises(CfModelError) as caught:
         project.compile()
     assert caught.value.render().endswith("the file nests too deeply to parse  [syntax]")
+
+
+def test_constant_evaluation_of_long_chains() -> None:
+    """`conditions` (typedef conditions and defaults without a compile) walks chains too."""
+    module = parse_str(
+        "a = "
+        + " and ".join(["1 < 2"] * 5_000)
+        + "\nb = "
+        + " + ".join(["1"] * 5_000)
+        + "\nc = "
+        + "not " * 3_001
+        + "true\n",
+        "main.cf",
+    )
+    assert [conditions.evaluate(s.value, {}) for s in module.statements] == [True, 5_000, False]  # type: ignore[attr-defined]

@@ -82,10 +82,16 @@ class Evaluator:
         if isinstance(e, nodes.BinaryOperation):
             return self.binary(e)
         if isinstance(e, nodes.Not):
-            try:
-                return sem.negation(self.eval(e.operand))
-            except sem.SemanticError as error:
-                raise _at(error, e.span) from None
+            nots = [e]  # not not … x, without recursion
+            while isinstance(nots[-1].operand, nodes.Not):
+                nots.append(nots[-1].operand)
+            value = self.eval(nots[-1].operand)
+            for current in reversed(nots):
+                try:
+                    value = sem.negation(value)
+                except sem.SemanticError as error:
+                    raise _at(error, current.span) from None
+            return value
         if isinstance(e, nodes.Conditional):
             try:
                 chosen = sem.choice(self.eval(e.condition))
@@ -124,14 +130,27 @@ class Evaluator:
         return sem.is_defined(self.eval(target))
 
     def binary(self, e: nodes.BinaryOperation) -> Any:
+        """A chain ``a and b and c`` (parsed left-deep) is walked down, not recursed into:
+        its length is not limited by Python's recursion limit."""
+        chain = [e]
+        left_node = e.left
+        while isinstance(left_node, nodes.BinaryOperation):
+            chain.append(left_node)
+            left_node = left_node.left
+        value = self.eval(left_node)
+        for current in reversed(chain):
+            value = self.binary_after_left(current, value)
+        return value
+
+    def binary_after_left(self, e: nodes.BinaryOperation, left_value: Any) -> Any:
         op = e.operator
         try:
             if op in ("and", "or"):
-                left = sem.logical_operand(op, "left", self.eval(e.left))
+                left = sem.logical_operand(op, "left", left_value)
                 if left is (op == "or"):  # decided by the left side alone
                     return left
                 return sem.logical_operand(op, "right", self.eval(e.right))
-            left, right = self.eval(e.left), self.eval(e.right)
+            left, right = left_value, self.eval(e.right)
             if op == "==":
                 return sem.equal(left, right)
             if op == "!=":
