@@ -69,8 +69,17 @@ def test_format_json_for_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[s
             "end_col": 9,
             "severity": "error",
             "code": "unknown-attribute",
-            "message": "entity __config__::Host has no attribute or relation 'nme' (it has: name, provides, requires)",
-            "notes": [],
+            "message": "entity __config__::Host has no attribute or relation 'nme' (did you mean 'name'?)",
+            "notes": [
+                {
+                    "file": None,
+                    "line": None,
+                    "col": None,
+                    "end_line": None,
+                    "end_col": None,
+                    "message": "__config__::Host has: name, provides, requires",
+                }
+            ],
         }
     ]
 
