@@ -307,7 +307,7 @@ Out(v="{{n}} {{flat_unknown}}")
     assert values(compile_main(project, source), "Out", "v") == [
         '{"b": 1, "a": [2, 1]}',
         "True",
-        "43 2.0",
+        "43 2",  # a whole float shows as an int in a string, as inmanta-core shows it
         "3 True",
     ]
 
