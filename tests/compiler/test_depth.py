@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,6 @@ from cfmodel.cache import ParseCache
 from cfmodel.errors import CfModelError
 from cfmodel.grammars.cf import parse_str
 from cfmodel.transforms.cf import conditions
-from cfmodel.transforms.cf.lift import iter_annotations
 from cfmodel.transforms.cf.resolve import MAX_INHERITANCE_DEPTH
 from tests.compiler.conftest import Project, compile_main, values
 
@@ -93,7 +93,7 @@ def test_long_typedef_condition_compiles_and_lifts(project: Project) -> None:
     text += "implement P using std::none\nP(p=3)\n"
     result = compile_main(project, text)
     datatype = result.domain.edatatype("__config__::positive")
-    assert dict(iter_annotations(datatype))["http://cfmodel.org/typedef"]["condition"] == condition
+    assert _annotations(datatype)["http://cfmodel.org/typedef"]["condition"] == condition
     assert len(result.model) >= 1
 
 
@@ -142,3 +142,8 @@ def test_constant_evaluation_of_long_chains() -> None:
         "main.cf",
     )
     assert [conditions.evaluate(s.value, {}) for s in module.statements] == [True, 5_000, False]  # type: ignore[attr-defined]
+
+
+def _annotations(element: Any) -> dict[str, dict[str, str]]:
+    """Each annotation of *element*: source -> its details."""
+    return {str(a.source): {str(k): str(v) for k, v in a.details.items()} for a in element.eAnnotations}

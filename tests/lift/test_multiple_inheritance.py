@@ -6,11 +6,11 @@ entity's class extends (docs/metamodel.md, "Multiple inheritance")."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from cfmodel.pipeline import compile_project
 from cfmodel.serializers import canonical
 from cfmodel.transforms.cf import lift as lift_module
-from cfmodel.transforms.cf.lift import iter_annotations
 from tests.emf.emf import EmfChecker
 
 from .helpers import lifted
@@ -19,7 +19,7 @@ PROJECT = Path(__file__).parent / "fixtures" / "multiple_inheritance"
 
 
 def _defaults(eclass: object) -> dict[str, str]:
-    return dict(iter_annotations(eclass)).get(lift_module.DEFAULTS, {})
+    return _annotations(eclass).get(lift_module.DEFAULTS, {})
 
 
 def test_one_feature_on_a_generated_abstract_class() -> None:
@@ -29,7 +29,7 @@ def test_one_feature_on_a_generated_abstract_class() -> None:
     assert holder.abstract
     assert [f.name for f in holder.eStructuralFeatures] == ["mode"]
     assert holder.eStructuralFeatures[0].defaultValueLiteral is None
-    assert dict(iter_annotations(holder))[lift_module.SHARED] == {
+    assert _annotations(holder)[lift_module.SHARED] == {
         "attribute": "mode",
         "declared_by": "__config__::Left, __config__::Right",
     }
@@ -53,10 +53,10 @@ def test_shared_across_modules() -> None:
     entities: the main namespace first), whichever package the others are in."""
     mm = lifted(PROJECT)
     shared = {
-        (package.name, c.name): dict(iter_annotations(c))[lift_module.SHARED]
+        (package.name, c.name): _annotations(c)[lift_module.SHARED]
         for package in mm.packages
         for c in package.eClassifiers
-        if lift_module.SHARED in dict(iter_annotations(c))
+        if lift_module.SHARED in _annotations(c)
     }
     assert shared == {
         ("__config__", "Shared_mode"): {
@@ -112,3 +112,8 @@ def test_emf_validates_the_metamodel_and_the_model(emf: EmfChecker, tmp_path: Pa
     assert report.summary == {"errors": 0, "unresolved": 0, "diagnostics": 0}
     for root in result.domain.packages:
         assert report.dump(f"{root.name}.ecore") == canonical.dump_packages([root]), root.name
+
+
+def _annotations(element: Any) -> dict[str, dict[str, str]]:
+    """Each annotation of *element*: source -> its details."""
+    return {str(a.source): {str(k): str(v) for k, v in a.details.items()} for a in element.eAnnotations}
