@@ -298,6 +298,7 @@ _ALL: list[ErrorCode] = [
         Category.SERIALIZATION,
         ("bad-ecore", "an .ecore file is not a metamodel cfmodel can read"),
         ("bad-json", "a JSON file is not a model cfmodel can read"),
+        ("bad-rdf", "an RDF file is not a model cfmodel can read (syntax, classes, values, references)"),
         ("bad-value", "a literal in a model file is not a valid value of its data type"),
         ("bad-xmi", "an XMI file is not a model cfmodel can read"),
         ("invalid-metamodel", "a metamodel is not valid Ecore and cannot be written"),
@@ -315,6 +316,7 @@ _ALL: list[ErrorCode] = [
     *_table(
         Category.COMMAND_LINE,
         ("unknown-format", "no serializer for the requested format or file extension"),
+        ("bad-sparql", "a SPARQL query does not parse or cannot be run"),
     ),
 ]
 

@@ -18,7 +18,8 @@ compiler and lets each be called alone:
 * `lift`: the derived metamodel (`cfmodel.transforms.cf.lift`).
 * `to_model`: the PyEcore instance model with stable ids (`cfmodel.transforms.cf.model`).
 * `write_xmi`, `write_json`: the files (`cfmodel.serializers`), each set made in memory
-  first and replaced atomically.
+  first and replaced atomically; `rdf_options`: how the model is written as RDF
+  (`CompileResult.to_rdf`, `save_rdf`, `sparql`: docs/rdf.md).
 
 `compile_project` runs request, load, bindings, resolve and evaluate and returns a
 `CompileResult`: the data of the compile, whose metamodel and model are the lift and
@@ -50,6 +51,9 @@ from cfmodel.transforms.cf.resolve import resolve as resolve_project
 if TYPE_CHECKING:
     from pyecore.ecore import EObject, EPackage
 
+    from cfmodel.serializers import rdf
+    from cfmodel.serializers.rdf import RdfOptions
+    from cfmodel.sparql import QueryResult, TripleStore
     from cfmodel.transforms.cf.lift import DomainMetamodel
     from cfmodel.transforms.cf.model import InstanceModel
     from cfmodel.transforms.environments.request import RequestResult
@@ -197,6 +201,30 @@ def json_bytes(model: InstanceModel, indent: int | None = 1) -> bytes:
     return json_format.to_bytes(model.objects, json_format.JsonOptions(id_of=model.id_of, indent=indent))
 
 
+def rdf_options(
+    name: str,
+    metamodel: DomainMetamodel,
+    model: InstanceModel,
+    with_metamodel: bool = True,
+    instances: bool = True,
+) -> RdfOptions:
+    """How a compiled model is written as RDF: ids from index keys, the metamodel's SHACL
+    shapes (`cfmodel.transforms.cf.shacl`), base ``http://cfmodel.org/instances/<name>#``."""
+    from urllib.parse import quote
+
+    from cfmodel.serializers.rdf import RdfOptions
+    from cfmodel.transforms.cf.shacl import cf_shapes
+
+    return RdfOptions(
+        id_of=model.id_of,
+        base=f"http://cfmodel.org/instances/{quote(name, safe='')}#",
+        metamodel=with_metamodel,
+        instances=instances,
+        packages=tuple(metamodel.packages),
+        shapes=cf_shapes(metamodel),
+    )
+
+
 def _file_name(name: str) -> str:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
     return safe or "model"
@@ -305,6 +333,7 @@ class CompileResult:
     root: Path | None = None
     _metamodel: DomainMetamodel | None = field(default=None, repr=False)
     _model: InstanceModel | None = field(default=None, repr=False)
+    _stores: dict[str, TripleStore] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -431,6 +460,59 @@ class CompileResult:
         report = validate_instances(self.model, self.domain)
         if not report.ok:
             raise InvalidModelError(report, action)
+
+    # ---------------------------------------------------------------- RDF (docs/rdf.md)
+
+    def rdf_options(self, metamodel: bool = True, instances: bool = True) -> RdfOptions:
+        """How this model is written as RDF: ids from index keys, cfmodel's SHACL shapes, its base IRI."""
+        return rdf_options(self.name, self.domain, self.instance_model, metamodel, instances)
+
+    def rdf_triples(
+        self, metamodel: bool = True, instances: bool = True
+    ) -> tuple[list[rdf.Triple], dict[str, str]]:
+        """The model's triples (`cfmodel.serializers.rdf` terms) and the prefixes they use."""
+        from cfmodel.serializers import rdf
+
+        return rdf.document_triples(self.model, self.rdf_options(metamodel, instances))
+
+    def to_rdf(self, metamodel: bool = True, instances: bool = True) -> Any:
+        """The model (and its metamodel: RDFS/OWL and SHACL) as an rdflib `Graph`."""
+        from cfmodel.serializers import rdf
+
+        triples, prefixes = self.rdf_triples(metamodel, instances)
+        return rdf.to_graph(triples, prefixes)
+
+    def rdf_bytes(self, format: str = "ttl", metamodel: bool = True, instances: bool = True) -> bytes:
+        """The RDF document `save_rdf` writes (``ttl``, ``nt``, ``jsonld`` or ``xml``)."""
+        from cfmodel.serializers import rdf
+
+        triples, prefixes = self.rdf_triples(metamodel, instances)
+        return rdf.serialize(triples, rdf.format_of("", format), prefixes)
+
+    def save_rdf(
+        self, file: Path | str, format: str | None = None, metamodel: bool = True, instances: bool = True
+    ) -> Path:
+        """Write the model as RDF (format from `format`, else the file's extension), atomically."""
+        from cfmodel.serializers import atomic, rdf
+
+        path = Path(file)
+        data = self.rdf_bytes(rdf.format_of(path, format), metamodel, instances)
+        if path.parent != Path():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_bytes(path, data)
+        return path
+
+    def sparql(self, query: str, store: str = "auto") -> QueryResult:
+        """Run a SPARQL query over the model and its metamodel (prefixes predeclared: one per
+        namespace, ``inst:`` for the instances, and rdf, rdfs, owl, xsd, sh, cfm). The store
+        is made on first use and kept; ``store``: ``auto``, ``rdflib``, ``oxigraph``."""
+        from cfmodel.sparql import TripleStore
+
+        found = self._stores.get(store)
+        if found is None:
+            triples, prefixes = self.rdf_triples()
+            found = self._stores[store] = TripleStore(triples, prefixes, store)
+        return found.query(query)
 
 
 # ---------------------------------------------------------------------------- dumps

@@ -1,6 +1,6 @@
 """Serializers: one module per format, each able to write and read.
 
-The registry here picks a serializer by format name (``ecore``, ``xmi``, ``json``) or by
+The registry here picks a serializer by format name (``ecore``, ``xmi``, ``json``, ``rdf``) or by
 a file's extension. Every serializer has the same surface: ``write(target, content,
 options)`` replaces the file atomically after validating the content (an `EPackage` for
 ``ecore``, instance roots otherwise); ``read(source, resource_set, options)`` returns a
@@ -18,10 +18,11 @@ from typing import Any
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfUsageError
-from cfmodel.serializers import ecore, json, xmi
+from cfmodel.serializers import ecore, json, rdf, xmi
 from cfmodel.serializers.base import Document, ncname_id
 from cfmodel.serializers.ecore import EcoreOptions
 from cfmodel.serializers.json import JsonOptions
+from cfmodel.serializers.rdf import RdfOptions
 from cfmodel.serializers.xmi import XmiOptions
 from cfmodel.serializers.xmlsafe import XmlLimits
 
@@ -31,6 +32,7 @@ __all__ = [
     "EcoreOptions",
     "Format",
     "JsonOptions",
+    "RdfOptions",
     "XmiOptions",
     "XmlLimits",
     "get_format",
@@ -56,6 +58,7 @@ FORMATS: tuple[Format, ...] = (
     Format("ecore", (".ecore",), "metamodel", EcoreOptions, ecore.write, ecore.read),
     Format("xmi", (".xmi", ".xml"), "instances", XmiOptions, xmi.write, xmi.read),
     Format("json", (".json",), "instances", JsonOptions, json.write, json.read),
+    Format("rdf", tuple(rdf.EXTENSIONS), "instances", RdfOptions, rdf.write, rdf.read),
 )
 
 
