@@ -25,7 +25,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-from cfmodel.errors import CfSyntaxError, CfUsageError, Span
+from cfmodel.errors import CfSerializationError, CfSyntaxError, CfUsageError, Span
 from cfmodel.serializers import rdf
 
 STORES = ("auto", "rdflib", "oxigraph")
@@ -232,6 +232,29 @@ class TripleStore:
             self._store.bulk_load(input=rdf.ntriples(triples), format=pyoxigraph.RdfFormat.N_TRIPLES)
         else:
             self._graph = rdf.to_graph(triples, self.prefixes)
+
+    @classmethod
+    def from_ntriples(cls, data: bytes, prefixes: dict[str, str], store: str = "rdflib") -> TripleStore:
+        """A store loaded from an N-Triples document (``rdflib`` or ``oxigraph``: Oxigraph's
+        bulk loader when it is installed, as for a large exported file).
+
+        Raises:
+            CfSerializationError: the document is not N-Triples.
+        """
+        made = cls([], prefixes, store)
+        if made._store is not None:
+            import pyoxigraph
+
+            try:
+                made._store.bulk_load(input=data, format=pyoxigraph.RdfFormat.N_TRIPLES)
+            except (SyntaxError, ValueError, OSError) as exc:
+                raise CfSerializationError(f"not valid N-Triples: {exc}", code="bad-rdf") from None
+        else:
+            made._graph = rdf.parse_graph(data, "nt")
+            for prefix, uri in made.prefixes.items():
+                made._graph.bind(prefix, uri, override=True, replace=True)
+        made.size = len(made._graph) if made._graph is not None else len(made._store)
+        return made
 
     def query(self, text: str, name: str = "<query>") -> QueryResult:
         """Run a SPARQL query (`name`: where its text came from, for errors).

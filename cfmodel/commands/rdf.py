@@ -41,7 +41,7 @@ def model_triples(
     path = Path(args.project)
     if path.is_dir() or not path.exists():
         result = compile_from_args(args)
-        _warnings(result)
+        _warnings(result, args)
         return result.rdf_triples(metamodel, instances)  # type: ignore[no-any-return]
     if path.suffix.lower() in rdf.EXTENSIONS:  # RDF already: queried or converted as it is
         fmt = rdf.format_of(path)

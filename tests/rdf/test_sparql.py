@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cfmodel.errors import CfSyntaxError, CfUsageError
+from cfmodel.serializers import rdf
 from cfmodel.sparql import Cell, TripleStore
 from tests.rdf.models import generated, webshop
 
@@ -106,3 +107,13 @@ def test_a_bad_query_is_a_located_error(store: str) -> None:
 def test_unknown_store() -> None:
     with pytest.raises(CfUsageError, match="unknown store"):
         TripleStore([], {}, "jena")
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_a_store_from_an_exported_file(store: str) -> None:
+    shop = webshop()
+    triples, prefixes = shop.rdf_triples()
+    loaded = TripleStore.from_ntriples(rdf.ntriples(triples), prefixes, store)
+    assert loaded.size == len(triples)
+    answer = loaded.query("SELECT (COUNT(?s) AS ?n) WHERE { ?s a web:Server }")
+    assert answer.values() == [(2,)]

@@ -1,0 +1,168 @@
+"""Benchmark: RDF export, load and three typical SPARQL queries, rdflib vs Oxigraph.
+
+Run: ``.venv/bin/python benchmarks/rdf.py [N ...] [--rdflib-max M]`` (default 100000
+1000000; rdflib is run up to M instances, default 100000: above that its memory store
+takes minutes and gigabytes to load, and the line says so).
+
+The model: N instances of two packages (``compute``: ``Host`` with ``name``, ``cpus``
+(ELong), ``up`` (EBoolean), ``zone`` and ``peer`` references; ``net``: ``Zone`` with
+``name``), N/100 zones and the rest hosts, each host's peer the host before it, ids like
+index keys. Timed, each once (the machine is shared; CPU seconds are printed too):
+
+* export: `rdf.document_triples` (the model checked, then its triples, with the
+  metamodel) and `rdf.ntriples` (the N-Triples bytes) — the goal is 1M instances in ≤ 30 s;
+  Turtle through rdflib for sizes rdflib runs;
+* load: the N-Triples into the store (rdflib: ``Graph.parse``; Oxigraph:
+  ``Store.bulk_load``);
+* three queries (goal on Oxigraph: ≤ 1 s each): instances of a class with an attribute
+  filter; a two-hop relation join (hosts whose peer is in a given zone); an aggregate per
+  namespace (instances per package). Both engines must give the same answers.
+
+Prints a side-by-side table, then one JSON line with every number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pyecore.ecore import EAttribute, EBoolean, EClass, ELong, EPackage, EReference, EString
+
+from cfmodel.serializers import rdf
+from cfmodel.sparql import TripleStore
+
+QUERIES = {
+    "filter": (
+        "SELECT (COUNT(?h) AS ?n) WHERE { ?h a compute:Host ; compute:cpus ?c ; compute:up true "
+        "FILTER(?c >= 60) }"
+    ),
+    "join": (
+        "SELECT (COUNT(?h) AS ?n) WHERE { ?h compute:peer ?p . ?p compute:zone ?z . ?z net:name 'zone7' }"
+    ),
+    "aggregate": (
+        "SELECT ?ns (COUNT(?s) AS ?n) WHERE { ?s a ?c . ?c rdfs:isDefinedBy ?ns } GROUP BY ?ns ORDER BY ?ns"
+    ),
+}
+
+
+def packages() -> tuple[EPackage, EPackage]:
+    net = EPackage("net", nsURI="http://cfmodel.example/bench/net", nsPrefix="net")
+    zone = EClass("Zone")
+    zone.eStructuralFeatures.append(EAttribute("name", EString, lower=1))
+    net.eClassifiers.append(zone)
+    compute = EPackage("compute", nsURI="http://cfmodel.example/bench/compute", nsPrefix="compute")
+    host = EClass("Host")
+    host.eStructuralFeatures += [
+        EAttribute("name", EString, lower=1),
+        EAttribute("cpus", ELong),
+        EAttribute("up", EBoolean),
+        EReference("zone", zone, lower=1),
+        EReference("peer", host),
+    ]
+    compute.eClassifiers.append(host)
+    return net, compute
+
+
+def build(n: int, net: EPackage, compute: EPackage) -> tuple[list[Any], dict[Any, str]]:
+    zone_c, host_c = net.getEClassifier("Zone"), compute.getEClassifier("Host")
+    zones = [zone_c(name=f"zone{i}") for i in range(max(n // 100, 1))]
+    ids = {z: f"net.Zone[{z.name}]" for z in zones}
+    objects: list[Any] = list(zones)
+    previous = None
+    for i in range(n - len(zones)):
+        host = host_c(name=f"host{i}.example.com", cpus=i % 64 + 1, up=i % 3 != 0, zone=zones[i % len(zones)])
+        if previous is not None:
+            host.peer = previous
+        previous = host
+        ids[host] = f"compute.Host[{host.name}]"
+        objects.append(host)
+    return objects, ids
+
+
+def timed(step: Any) -> tuple[Any, float, float]:
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    value = step()
+    return value, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def run(n: int, rdflib_max: int) -> dict[str, Any]:
+    net, compute = packages()
+    objects, ids = build(n, net, compute)
+    options = rdf.RdfOptions(
+        id_of=ids.get, base="http://cfmodel.example/bench/instances#", packages=(net, compute)
+    )
+    (triples, prefixes), t_triples, c_triples = timed(lambda: rdf.document_triples(objects, options))
+    data, t_nt, c_nt = timed(lambda: rdf.ntriples(triples))
+    row: dict[str, Any] = {
+        "instances": n,
+        "triples": len(triples),
+        "export_nt": t_triples + t_nt,
+        "export_nt_cpu": c_triples + c_nt,
+        "nt_bytes": len(data),
+    }
+    objects.clear()
+    ids.clear()
+    answers: dict[str, dict[str, Any]] = {}
+    for engine in ("oxigraph", "rdflib"):
+        if engine == "rdflib" and n > rdflib_max:
+            row["rdflib"] = None
+            continue
+        if engine == "rdflib":
+            _, t_ttl, _ = timed(lambda: rdf.serialize(triples, "ttl", prefixes))
+            row["export_ttl_rdflib"] = t_ttl
+        store, t_load, c_load = timed(lambda e=engine: _load(e, data, prefixes))
+        result: dict[str, Any] = {"load": t_load, "load_cpu": c_load}
+        for name, query in QUERIES.items():
+            answer, t_query, _ = timed(lambda q=query, s=store: s.query(q).values())
+            result[name] = t_query
+            answers.setdefault(name, {})[engine] = answer
+        row[engine] = result
+        del store
+    for name, by_engine in answers.items():
+        if len({json.dumps(a, sort_keys=True, default=str) for a in by_engine.values()}) != 1:
+            raise SystemExit(f"engines disagree on {name}: {by_engine}")
+    row["answers"] = {name: next(iter(by_engine.values())) for name, by_engine in answers.items()}
+    return row
+
+
+def _load(engine: str, data: bytes, prefixes: dict[str, str]) -> TripleStore:
+    """A store loaded from N-Triples bytes, as a user loading an exported file would."""
+    return TripleStore.from_ntriples(data, prefixes, engine)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=[100_000, 1_000_000])
+    parser.add_argument("--rdflib-max", type=int, default=100_000, help="largest size rdflib is run at")
+    args = parser.parse_args()
+    rows = [run(n, args.rdflib_max) for n in args.sizes]
+    print(
+        f"{'instances':>10} {'triples':>10}  {'engine':<9} {'export nt':>10} {'load':>8} "
+        f"{'filter':>8} {'join':>8} {'aggregate':>10}"
+    )
+    for row in rows:
+        for engine in ("rdflib", "oxigraph"):
+            r = row[engine]
+            if r is None:
+                print(
+                    f"{row['instances']:>10,} {row['triples']:>10,}  {engine:<9} {row['export_nt']:>9.2f}s"
+                    f"  (not run above --rdflib-max)"
+                )
+                continue
+            print(
+                f"{row['instances']:>10,} {row['triples']:>10,}  {engine:<9} {row['export_nt']:>9.2f}s"
+                f" {r['load']:>7.2f}s {r['filter']:>7.3f}s {r['join']:>7.3f}s {r['aggregate']:>9.3f}s"
+            )
+    print(json.dumps(rows, default=str))
+
+
+if __name__ == "__main__":
+    main()
