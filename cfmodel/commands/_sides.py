@@ -1,14 +1,16 @@
 """The sides ``cfmodel diff`` compares, read from what the command line names.
 
 ``load_side(source, request, ecores, cache)``: a project directory is compiled for the
-request (``facts``, ``environment``) — a ``CompileResult``; an ``.xmi``/``.json`` file is read
-with the graph metamodel, the ``.ecore`` files beside it and those given — its ``Graph`` root
-as a ``ResourceGraph``, any other model as ``Objects`` (every object, ids from the file);
-mgmt's ``.yaml`` graph and an Inmanta export document (a ``.json`` list) as a ``ResourceGraph``.
+request (``facts``, ``environment``): its instances and the graph of its exported resources;
+an ``.xmi``/``.json`` file is read with the graph metamodel, the ``.ecore`` files beside it
+and those given — its ``Graph`` root as a ``ResourceGraph``, any other model as ``Objects``
+(every object, ids from the file); mgmt's ``.yaml`` graph and an Inmanta export document (a
+``.json`` list) as a ``ResourceGraph``.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +31,16 @@ def load_side(source: str, request: dict[str, Any], ecores: list[str], cache: Pa
     path = Path(source)
     if path.is_dir():
         from cfmodel.pipeline import compile_project
+        from cfmodel.transforms.cf.export import export_resources
+        from cfmodel.transforms.diff import Objects
 
-        return compile_project(
+        result = compile_project(
             path, facts=request["facts"], environment=request["environment"], cache=cache, keep_sources=False
         )
+        exported = export_resources(result)  # before the model: the export reads the instances' values
+        for problem in exported.problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        return Objects(result.model, result.id_of, str(result.name), exported.graph(str(result.name)))
     if not path.is_file():
         raise CfUsageError(f"{source}: no such file or directory")
     suffix = path.suffix.lower()

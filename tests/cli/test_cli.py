@@ -91,13 +91,13 @@ def test_empty_file_warns_but_succeeds(tmp_path: Path) -> None:
 def test_check_the_example_project() -> None:
     result = run("check", "examples/webshop", "--no-cache")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("webshop: ok — 6 files, 163 lines, modules: shop, std, web (")
+    assert result.stdout.startswith("webshop: ok — 7 files, 232 lines, modules: shop, std, web (")
 
 
 def test_check_defaults_to_the_current_directory() -> None:
     result = run("check", cwd=EXAMPLE)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("webshop: ok — 6 files")
+    assert result.stdout.startswith("webshop: ok — 7 files")
 
 
 def test_check_reports_every_broken_module(tmp_path: Path) -> None:

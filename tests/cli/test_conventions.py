@@ -48,12 +48,12 @@ def test_format_json_for_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert {k: compiled[k] for k in ("project", "ok", "total")} == {
         "project": "webshop",
         "ok": True,
-        "total": 7,
+        "total": 19,
     }
     assert compiled["instances"]["web::Server"] == 2 and compiled["seconds"] >= 0
     assert main(["check", example, "--format", "json"]) == 0
     checked = json.loads(capsys.readouterr().out)
-    assert (checked["project"], checked["ok"], checked["files"]) == ("webshop", True, 6)
+    assert (checked["project"], checked["ok"], checked["files"]) == ("webshop", True, 7)
     assert "web::services" in checked["namespaces"]
     # errors: one JSON object per diagnostic on stderr, nothing on stdout
     (tmp_path / "main.cf").write_text('entity Host:\n  string name\nend\nHost(nme="x")\n', encoding="utf-8")

@@ -130,7 +130,13 @@ def test_one_project_two_requests_of_the_webshop(capsys: pytest.CaptureFixture[s
     assert main(argv) == 1
     assert capsys.readouterr().out == (
         f"--- {WEBSHOP} (env=production)\n+++ {WEBSHOP} (env=staging)\ninstances:\n"
-        "~ web:Database web.Database[db.example.com]\n    size_gb: 100 → 10\n0 added, 0 removed, 1 changed\n"
+        "~ web:Database web.Database[db.example.com]\n    size_gb: 100 → 10\n"
+        "~ web.deploy:File web.deploy.File[db.example.com,/etc/postgresql/shop.conf]\n"
+        '    content: "max_database_size = 100GB\\n" → "max_database_size = 10GB\\n"\n'
+        "resources:\n"
+        "~ web::deploy::File web::deploy::File[db.example.com,path=/etc/postgresql/shop.conf]\n"
+        '    content: "max_database_size = 100GB\\n" → "max_database_size = 10GB\\n"\n'
+        "0 added, 0 removed, 3 changed\n"
     )
 
 

@@ -18,7 +18,7 @@ def test_the_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     (block,) = re.findall(r"```python\n(.*?)```", DOC, re.DOTALL)
     namespace: dict[str, object] = {}
     exec(block, namespace)  # the documentation's own example
-    assert namespace["changes"].counts() == {"added": 0, "removed": 0, "changed": 1}  # type: ignore[attr-defined]
+    assert namespace["changes"].counts() == {"added": 0, "removed": 0, "changed": 3}  # type: ignore[attr-defined]
 
 
 def test_the_text_example_is_the_output(
@@ -37,7 +37,11 @@ def test_the_readme_shows_what_the_webshop_diff_prints(
 ) -> None:
     monkeypatch.chdir(REPO)
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    shown = re.search(r"staging sizes the database smaller\):\n\n```\n(.*?)```", readme, re.DOTALL)
+    shown = re.search(
+        r"staging sizes the database smaller, and so its configuration file\):\n\n```\n(.*?)```",
+        readme,
+        re.DOTALL,
+    )
     assert shown is not None
     argv = ["diff", "examples/webshop", "--left-fact", "env=production", "--right-fact", "env=staging"]
     assert main(argv) == 1

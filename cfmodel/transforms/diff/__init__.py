@@ -1,7 +1,9 @@
 """Differences between two models: instances and resources, matched by identity then content.
 
-``diff(left, right)`` takes two sides — compiled projects (``CompileResult``), resource
-graphs, or object lists with their id functions (``Objects``) — and returns a ``Comparison``
+``diff(left, right)`` takes two sides — compiled projects (``CompileResult``: its instances,
+and the graph of its exported resources when its model was not made yet), models read back
+(``cfmodel.load_xmi``/``load_json``), resource graphs, or object lists with their id functions
+(``Objects``) — and returns a ``Comparison``
 (``model``): what was added, removed and changed. ``render`` writes it as text, JSON and HTML.
 Steps: ``compare`` (instances), ``graphs`` (resource graphs). See docs/diff.md.
 """
@@ -16,6 +18,7 @@ from pyecore.ecore import EObject
 
 from cfmodel.errors import CfUsageError
 from cfmodel.metamodel.resource_graph import ResourceGraph
+from cfmodel.transforms.cf.export import export_resources
 from cfmodel.transforms.diff.compare import compare_objects
 from cfmodel.transforms.diff.graphs import compare_graphs
 from cfmodel.transforms.diff.model import Comparison, EdgeDiff, ObjectDiff, ReferenceChange, ValueChange
@@ -41,15 +44,15 @@ def as_side(value: Any, name: str = "") -> Objects:
         return value
     if isinstance(value, ResourceGraph):
         return Objects((), lambda _: None, name or value.name or "graph", value)
-    model = getattr(value, "model", None)
-    id_of = getattr(value, "id_of", None)
-    if model is not None and callable(id_of):
-        return Objects(
-            list(model),
-            id_of,
-            name or str(getattr(value, "name", "")),
-            getattr(value, "resource_graph", None),
-        )
+    if hasattr(type(value), "instance_model") and hasattr(value, "raw_instances"):  # a compile result (the
+        # class is asked: reading the property would make the model)
+        graph = None
+        if getattr(value, "_model", None) is None:  # the values are still in the instances: export them
+            graph = export_resources(value).graph(str(getattr(value, "name", "")))
+        return Objects(list(value.model), value.id_of, name or str(getattr(value, "name", "")), graph)
+    objects, ids = getattr(value, "objects", None), getattr(value, "ids", None)
+    if isinstance(objects, list) and isinstance(ids, dict):  # a model read back (cfmodel.load_xmi)
+        return Objects(objects, ids.get, name or str(getattr(value, "path", "")))
     raise CfUsageError(
         f"cannot compare a {type(value).__name__}: give compiled projects, resource graphs or Objects"
     )
