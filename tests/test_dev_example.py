@@ -41,7 +41,7 @@ def test_dev_example_needs_only_python(tmp_path: Path) -> None:
         "dev: compiling examples/webshop",
         "dev: exporting its metamodel and instances to build/webshop",
     ]
-    assert done.stdout.splitlines()[0].startswith("webshop: ok — 7 instances of 5 entities")
+    assert done.stdout.splitlines()[0].startswith("webshop: ok — 19 instances of 8 entities")
     exported = sorted(p.name for p in (clone / "build" / "webshop").iterdir())
     assert exported == ["__config__.ecore", "shop.ecore", "std.ecore", "web.ecore", "webshop.xmi"]
     # a second run does only what is not done yet: no setup lines

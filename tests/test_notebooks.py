@@ -39,10 +39,10 @@ def test_the_walkthrough_shows_its_rich_outputs() -> None:
     if shutil.which("dot") is None:
         skip_or_fail("Graphviz is not installed (apt-get install graphviz; see scripts/system-packages.txt)")
     project, result, servers, report, ok, saved_files, saved, equal, diagram = execute("walkthrough.ipynb")
-    assert project["text/plain"] == "<Project webshop: 6 namespaces, 163 lines, main ../webshop/main.cf>"
+    assert project["text/plain"] == "<Project webshop: 7 namespaces, 232 lines, main ../webshop/main.cf>"
     assert "text/html" not in project
     table = result["text/html"]
-    assert table.startswith('<div class="cfmodel"><strong>webshop: 7 instances')
+    assert table.startswith('<div class="cfmodel"><strong>webshop: 19 instances')
     assert "<tr><td>web::Server</td><td>2</td></tr>" in table and table.endswith("</table></div>")
     assert servers["text/plain"] == (
         "[('web1.example.com', 80, ['https://shop.example.com/']),\n ('web2.example.com', 80, ['http://shop.example.com/'])]"

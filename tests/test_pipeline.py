@@ -70,6 +70,9 @@ def test_compile_result_is_data(webshop: Path) -> None:
         "web::Database": 1,
         "web::LoadBalancer": 1,
         "web::Server": 2,
+        "web::deploy::File": 4,
+        "web::deploy::Package": 4,
+        "web::deploy::Service": 4,
         "web::services::Vhost": 2,
     }
 

@@ -25,7 +25,7 @@ def test_export_then_import_then_check(tmp_path: Path) -> None:
     assert "project/libs/web/model/services.cf" in result.stdout.split()
     result = run("check", "project", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("shop: ok — 6 files, ")
+    assert result.stdout.startswith("shop: ok — 7 files, ")
 
 
 def test_export_with_spans_and_uri_base(tmp_path: Path) -> None:
