@@ -105,7 +105,7 @@ class ParsedBindings:
 @functools.cache
 def _metamodel() -> Any:
     """The textX metamodel of ``bindings.tx`` (built once; read-only afterwards)."""
-    return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True)
+    return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True, memoization=True)
 
 
 def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
@@ -124,13 +124,13 @@ def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
     with gc_paused():
         try:
             tree = _metamodel().model_from_str(blank_comments(text))
+            builder = _Builder(text, file, bm.plain)
+            root = builder.build_file(tree)
         except TextXSyntaxError as err:
             raise _syntax_error(err, text, file) from err
         except RecursionError:
             span = Span(file, 1, 1, 1, 1)
             raise CfSyntaxError("the file nests too deeply to parse", span, "syntax") from None
-        builder = _Builder(text, file, bm.plain)
-        root = builder.build_file(tree)
         return ParsedBindings(root, builder.spans, file)
 
 

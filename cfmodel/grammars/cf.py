@@ -9,8 +9,9 @@ language does not). Syntax errors stop at the first one in a file.
 
 How: comments are blanked; the text is parsed by the Python code `peg` compiles from the
 parser textX builds for `cf.tx`, which yields objects shaped like textX's model; only when
-that parse fails does textX's own parser run, for its description of what was expected
-where. `_Builder` turns either kind of model into `nodes`.
+that parse fails does a second compiled parser run, recording what was expected where
+(as textX would report it). Both are packrat parsers: linear time on any input.
+`_Builder` turns the model into `nodes`.
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def _fast_parser() -> peg.Parse:
     return peg.compile_parser(_metamodel())
 
 
+@functools.cache
+def _explainer() -> peg.Explain:
+    # the same again, recording where a parse that fails got farthest (the error path)
+    return peg.compile_explainer(_metamodel())
+
+
 _BLANKER = CommentBlanker(_COMMENT_OR_PROTECTED, ("#", "//"))
 
 
@@ -78,11 +85,17 @@ def parse_str(text: str, file: str = "<string>") -> nodes.Module:
             blanked = blank_comments(text)
             model = _fast_parser()(blanked)
             if model is None:
-                # not valid: textX parses it again for its error (what was expected where)
-                model = _metamodel().model_from_str(blanked)
+                # not valid: parse again, recording what was expected where
+                failure = _explainer()(blanked)
+                if failure is not None:
+                    raise _syntax_error(failure, text, file)
+                model = _metamodel().model_from_str(blanked)  # pragma: no cover - parsers disagree
             module = _Builder(text, file).module(model)
-        except TextXSyntaxError as error:
-            raise _syntax_error(error, text, file) from None
+        except TextXSyntaxError as error:  # pragma: no cover - parsers disagree
+            failure = peg.Failure(
+                LineIndex(text, file).offset(error.line, error.col), tuple(error.expected_rules)
+            )
+            raise _syntax_error(failure, text, file) from None
         except RecursionError:
             raise CfSyntaxError("the file nests too deeply to parse", Span(file, 1, 1, 1, 1)) from None
         # Free the intermediate objects while the collector is paused: it would scan
@@ -162,9 +175,10 @@ def _summarize_expected(rules: list[Any]) -> list[str]:
     return sorted(items, key=lambda item: (item.startswith("'"), item))
 
 
-def _syntax_error(error: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
-    line, col = error.line, error.col
-    offset = LineIndex(text, file).offset(line, col)
+def _syntax_error(failure: peg.Failure, text: str, file: str) -> CfSyntaxError:
+    offset = failure.position
+    start = LineIndex(text, file).span(offset, offset)
+    line, col = start.line, start.col
     if (
         _STRING_START.match(text, offset)
         and not _STRING.match(text, offset)
@@ -176,7 +190,7 @@ def _syntax_error(error: TextXSyntaxError, text: str, file: str) -> CfSyntaxErro
             "syntax",
         )
     found = _token_at(text, offset)
-    expected = _summarize_expected(error.expected_rules or [])
+    expected = _summarize_expected(list(failure.expected))
     if found == "end of file" and "'end'" in expected:
         block = _innermost_open_block(blank_comments(text), file)
         if block is not None:

@@ -92,7 +92,7 @@ class ParsedEnvironments:
 @functools.cache
 def _metamodel() -> Any:
     """The textX metamodel of ``environments.tx`` (+ ``bindings.tx``), built once."""
-    return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True)
+    return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True, memoization=True)
 
 
 # Comments are blanked (same length, newlines kept) so every position stays exact and the
@@ -120,10 +120,13 @@ def parse_str(text: str, file: str = "<string>") -> ParsedEnvironments:
     with gc_paused():
         try:
             tree = _metamodel().model_from_str(blank_comments(text))
+            builder = _Builder(text, file)
+            root = builder.build_file(tree)
         except TextXSyntaxError as err:
             raise _syntax_error(err, text, file) from err
-        builder = _Builder(text, file)
-        root = builder.build_file(tree)
+        except RecursionError:
+            span = Span(file, 1, 1, 1, 1)
+            raise CfSyntaxError("the file nests too deeply to parse", span, "syntax") from None
     return ParsedEnvironments(root, builder.spans, file, text)
 
 

@@ -9,7 +9,9 @@ Python function per rule (sequences become nested ``if``s, choices and repetitio
 restore a saved position, each token is one precompiled regex that also skips the
 leading whitespace) that builds the model objects directly.
 
-Output: `compile_parser(metamodel)` returns ``parse(text) -> model | None``. The model
+Output: `compile_parser(metamodel)` returns ``parse(text) -> model | None``;
+`compile_explainer(metamodel)` returns ``explain(text) -> Failure | None``, the farthest
+failure and what was expected there, as Arpeggio would report it. The model
 objects are shaped like textX's: one slotted class per common rule, named after the rule,
 with the rule's attributes (lists for ``*=``/``+=``; until assigned, textX's initial
 values: ``''`` for a plain string match, ``False`` for ``?=``, else ``None``) and
@@ -20,7 +22,9 @@ matched text.
 Guarantees: the language is exactly the one the Arpeggio parser accepts (same ordered
 choice, same greedy repetition, same whitespace, the same rules for "matched nothing"),
 and the objects carry the same values and positions. ``None`` means "not valid": the
-caller asks textX again to get its error message; this module reports no errors itself.
+caller asks the explainer where and why. Every rule is memoized per position (packrat
+parsing), so both cost time and memory linear in the text, whatever the input (an
+Arpeggio re-parse is exponential on some small malformed files).
 Constructs it does not translate (comment rules, per-rule whitespace, case-insensitive
 matching, match rules other than one token, ...) raise `UnsupportedGrammarError` when the
 parser is compiled, never silently.
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from re import _parser as _sre_parse  # type: ignore[attr-defined]  # shortest match of a regex
 from typing import Any
 
@@ -41,6 +46,7 @@ from arpeggio import (
     OneOrMore,
     Optional,
     OrderedChoice,
+    Parser,
     ParsingExpression,
     RegExMatch,
     Sequence,
@@ -57,15 +63,54 @@ class UnsupportedGrammarError(Exception):
     """The grammar uses a construct this compiler does not translate."""
 
 
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Where a parse that failed got farthest, and what it expected there.
+
+    Exactly what Arpeggio's `NoMatch` reports: *position* is the farthest offset (after
+    whitespace) where a token failed to match; *expected* the parsing expressions (the
+    grammar's own `Match` nodes, or Arpeggio's ``Parser.FIRST_NOT`` for a lookahead that
+    matched) that failed there, in the order they were tried.
+    """
+
+    position: int
+    expected: tuple[ParsingExpression, ...]
+
+
+Explain = Callable[[str], Failure | None]
+
+
 def compile_parser(metamodel: Any) -> Parse:
     """Compile the parser of *metamodel* (a textX metamodel) into Python functions."""
-    compiler = _Compiler(metamodel)
-    source = compiler.source()
-    namespace: dict[str, Any] = {"re": re}
-    exec(compile(source, "<cfmodel.grammars.peg>", "exec"), namespace)
-    parse: Parse = namespace["parse"]
-    parse.source = source  # type: ignore[attr-defined]  # for debugging
+    parse: Parse = _build(_Compiler(metamodel))["parse"]
     return parse
+
+
+def compile_explainer(metamodel: Any) -> Explain:
+    """Compile the same parser, recording failures: ``explain(text)`` gives `None` for a
+    valid text, else the `Failure` Arpeggio would report (its cost stays linear in the
+    text, as the parser's)."""
+    explain: Explain = _build(_Compiler(metamodel, track=True))["explain"]
+    return explain
+
+
+def _build(compiler: _Compiler) -> dict[str, Any]:
+    source = compiler.source()
+    namespace: dict[str, Any] = {"re": re, "_NODES": compiler.nodes, "_FIRST_NOT": Parser.FIRST_NOT}
+    exec(compile(source, "<cfmodel.grammars.peg>", "exec"), namespace)
+    namespace["Failure"] = Failure
+    namespace["parse"].source = source  # for debugging
+    return namespace
+
+
+# Inside `_functions`: a lookahead `!x` whose `x` matched fails where it started (Arpeggio
+# records Parser.FIRST_NOT there, and only if that is farther than any failure so far).
+_FAILURE_RECORDER = [
+    "def _record_not(far, at):",
+    "    if at > far[0]:",
+    "        far[0] = at",
+    "        far[1] = [_FIRST_NOT]",
+]
 
 
 def _assignment_op(node: ParsingExpression) -> str | None:
@@ -84,7 +129,11 @@ def _is_token(node: ParsingExpression) -> bool:
 
 
 class _Compiler:
-    def __init__(self, metamodel: Any) -> None:
+    def __init__(self, metamodel: Any, track: bool = False) -> None:
+        # track: record every token that fails at the farthest position (the error path);
+        # then every alternative is tried, as Arpeggio does, so that none goes unrecorded
+        self.track = track
+        self.nodes: list[ParsingExpression] = []  # the token nodes failures refer to
         parser = metamodel._parser_blueprint
         self.auto_init = bool(metamodel.auto_init_attributes)
         # values textX would convert or objects it would make differently
@@ -141,20 +190,46 @@ class _Compiler:
             head.append(f"    __slots__ = {tuple(slots)!r}")
             head.append(f"    def __init__(self, {params}):")
             head.extend(f"        self.{slot} = a{i}" for i, slot in enumerate(slots))
-        out = [*head, "", "def _functions(text):"]
+        out = [*head, "", "def _functions(text, far):"]
+        out.extend("    " + line for line in _FAILURE_RECORDER)
         out.extend("    " + line for line in bodies)
         out.append(f"    return {entry}")
         out += [
             "",
             "def parse(text):",
-            "    result = _functions(text)(0)",
+            "    result = _functions(text, None)(0)",
             "    if result is None:",
             "        return None",
             "    if _ws(text, result._tx_position_end).end() != len(text):",
             "        return None",
             "    return result",
+            "",
+            "def explain(text):",
+            "    far = [-1, [], 0]  # farthest failure, what failed there, depth inside a Not",
+            "    result = _functions(text, far)(0)",
+            "    if result is not None:",
+            "        end = _ws(text, result._tx_position_end).end()",
+            "        if end == len(text):",
+            "            return None",
+            f"        _record(far, end, {self.node_index(self.model.nodes[1])})",
+            "    return Failure(far[0], tuple(far[1]))",
+            "",
+            "def _record(far, at, node):",
+            "    if at > far[0]:",
+            "        far[0] = at",
+            "        far[1] = [_FIRST_NOT if far[2] else _NODES[node]]",
+            "    elif at == far[0] and not far[2]:",
+            "        far[1].append(_NODES[node])",
         ]
         return "\n".join(out) + "\n"
+
+    def node_index(self, node: ParsingExpression) -> int:
+        """The index of *node* in the table failures refer to."""
+        for index, known in enumerate(self.nodes):
+            if known is node:
+                return index
+        self.nodes.append(node)
+        return len(self.nodes) - 1
 
     def _rule_type(self, node: ParsingExpression) -> str:
         cls = getattr(node, "_tx_class", None)
@@ -224,7 +299,16 @@ class _Compiler:
             raise UnsupportedGrammarError(f"an object processor for {node.rule_name}")
         self.kind = kind
         self.counter = 0
-        lines = [f"def {name}(pos):"]
+        # Packrat memoization: each rule is tried at most once per position, so that no
+        # input (however its blocks fail) costs more than linear time.
+        memo = f"{name}_memo"
+        lines = [
+            f"{memo} = {{}}",
+            f"def {name}(pos):",
+            f"    if pos in {memo}:",
+            f"        return {memo}[pos]",
+            "    at = pos",
+        ]
         if kind == RULE_COMMON:
             attributes = []
             self.attrs = {}
@@ -244,8 +328,10 @@ class _Compiler:
             lines.extend(self.expression(node, 1, None, as_rule_body=True))
             args = ", ".join(f"a_{attr}" for attr, _ in attributes)
             lines.append("    if pos < 0:")
+            lines.append(f"        {memo}[at] = None")
             lines.append("        return None")
-            lines.append(f"    return {node.rule_name}({args}{', ' if args else ''}start, pos)")
+            lines.append(f"    r = {memo}[at] = {node.rule_name}({args}{', ' if args else ''}start, pos)")
+            lines.append("    return r")
         elif kind == RULE_ABSTRACT:
             if not isinstance(node, OrderedChoice) or not all(
                 _is_rule(alt) and self._rule_type(alt) != RULE_MATCH for alt in node.nodes
@@ -258,13 +344,15 @@ class _Compiler:
             lines.append("    c = text[pos : pos + 1]")
             for alt in node.nodes:
                 ind = "    "
-                first = self.first(alt)
+                first = None if self.track else self.first(alt)
                 if first is not None and not self.can_match_empty(alt):
                     lines.append(f"    if c in {self.charset(first)}:")
                     ind += "    "
                 lines.append(f"{ind}r = {self.function_for(alt)}(pos)")
                 lines.append(f"{ind}if r is not None:")
+                lines.append(f"{ind}    {memo}[at] = r")
                 lines.append(f"{ind}    return r")
+            lines.append(f"    {memo}[at] = None")
             lines.append("    return None")
         else:
             raise UnsupportedGrammarError(f"rule {node.rule_name} of type {kind}")
@@ -314,6 +402,11 @@ class _Compiler:
         ind = "    " * depth
         match = self.token(node)
         lines = [f"{ind}m = {match}(text, pos)"]
+        if self.track:
+            lines += [
+                f"{ind}if m is None:",
+                f"{ind}    _record(far, _ws(text, pos).end(), {self.node_index(node)})",
+            ]
         if value is None:
             lines.append(f"{ind}pos = -1 if m is None else m.end()")
         else:
@@ -417,7 +510,13 @@ class _Compiler:
             raise UnsupportedGrammarError("assignments inside a syntactic predicate")
         saved = self.var("p")
         lines = [f"{ind}{saved} = pos"]
+        if self.track and isinstance(node, Not):
+            lines.append(f"{ind}far[2] += 1")
         lines.extend(self.sequence(node.nodes, depth))
+        if self.track and isinstance(node, Not):
+            lines.append(f"{ind}far[2] -= 1")
+            lines.append(f"{ind}if pos >= 0:")
+            lines.append(f"{ind}    _record_not(far, {saved})")
         if isinstance(node, Not):
             lines.append(f"{ind}pos = {saved} if pos < 0 else -1")
         else:

@@ -112,3 +112,25 @@ def test_grammar_features_it_cannot_reproduce_are_refused_not_approximated(
 
     with pytest.raises(peg.UnsupportedGrammarError, match=reason):
         peg.compile_parser(metamodel_from_str(grammar, **options))
+
+
+def test_the_explainer_reports_what_textx_reports_on_every_invalid_mutation() -> None:
+    # The error path no longer runs textX: the explainer must find the same farthest
+    # position and the same expected tokens, or the messages would drift.
+    compared = 0
+    for text in mutations(seed=20261124, count=300):
+        blanked = cf.blank_comments(text)
+        failure = cf._explainer()(blanked)
+        try:
+            cf._metamodel().model_from_str(blanked)
+        except TextXSyntaxError as error:
+            assert failure is not None, text
+            line_start = sum(len(line) + 1 for line in blanked.split("\n")[: error.line - 1])
+            assert failure.position == line_start + error.col - 1, text
+            assert {id(rule) for rule in failure.expected} == {id(rule) for rule in error.expected_rules}, (
+                text
+            )
+            compared += 1
+        else:
+            assert failure is None, text
+    assert compared > 100
