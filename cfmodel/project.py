@@ -47,6 +47,7 @@ from cfmodel.errors import CfLoadError, CfModelError, Diagnostics, Span
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
 from cfmodel.grammars.frontend import file_span, read_source
+from cfmodel.inputs import load_yaml, read_text
 
 BUILTIN_MODULES = Path(__file__).parent / "modules"
 MAIN_NAMESPACE = "__config__"
@@ -185,8 +186,8 @@ def _read_project_settings(root: Path) -> tuple[str, list[Path], bool, list[str]
 def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[Path], bool, list[str]]:
     label = str(settings_file)
     try:
-        settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        settings = load_yaml(read_text(settings_file, label)) or {}
+    except (OSError, yaml.YAMLError) as error:
         raise CfLoadError(f"cannot read project settings: {error}", file_span(label), "bad-project") from None
     if not isinstance(settings, dict):
         raise CfLoadError(

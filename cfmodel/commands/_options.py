@@ -21,6 +21,7 @@ import yaml
 
 from cfmodel.cache import ParseCache
 from cfmodel.errors import CfLoadError, CfUsageError, Diagnostic
+from cfmodel.inputs import load_yaml, read_text
 from cfmodel.transforms.bindings.trusted import TrustedError, with_trusted
 
 
@@ -121,7 +122,7 @@ def facts_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def _yaml_scalar(raw: str) -> Any:
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = load_yaml(raw) if raw.strip() else ""
     except yaml.YAMLError:
         return raw
     # Only plain scalars are typed; anything structured stays the text the user wrote.
@@ -130,11 +131,13 @@ def _yaml_scalar(raw: str) -> Any:
 
 def read_facts_file(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as error:
         raise CfUsageError(f"cannot read facts file {path}: {error.strerror or error}") from None
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix == ".json" else load_yaml(text)
+    except RecursionError:
+        raise CfUsageError(f"{path}: the facts nest too deeply") from None
     except (ValueError, yaml.YAMLError) as error:
         kind = "JSON" if path.suffix == ".json" else "YAML"
         raise CfUsageError(f"{path}: not valid {kind}: {error}") from None

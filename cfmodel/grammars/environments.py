@@ -34,7 +34,15 @@ from textx import TextXSyntaxError, metamodel_from_file
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError
 from cfmodel.grammars.bindings import _Builder as _BindingsBuilder
-from cfmodel.grammars.frontend import CommentBlanker, attr, attrs, read_source, rule_of, syntax_error
+from cfmodel.grammars.frontend import (
+    CommentBlanker,
+    attr,
+    attrs,
+    file_span,
+    read_source,
+    rule_of,
+    syntax_error,
+)
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -125,8 +133,7 @@ def parse_str(text: str, file: str = "<string>") -> ParsedEnvironments:
         except TextXSyntaxError as err:
             raise _syntax_error(err, text, file) from err
         except RecursionError:
-            span = Span(file, 1, 1, 1, 1)
-            raise CfSyntaxError("the file nests too deeply to parse", span, "syntax") from None
+            raise CfSyntaxError("the file nests too deeply to parse", file_span(file), "syntax") from None
     return ParsedEnvironments(root, builder.spans, file, text)
 
 

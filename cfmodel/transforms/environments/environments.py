@@ -48,8 +48,9 @@ from pathlib import Path
 
 import yaml
 
-from cfmodel.errors import CfCompileError, Diagnostic, Diagnostics, Note, Severity, Span
+from cfmodel.errors import CfCompileError, CfLoadError, Diagnostic, Diagnostics, Note, Severity, Span
 from cfmodel.grammars.environments import ParsedEnvironments, parse_file
+from cfmodel.inputs import load_yaml, read_text
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.transforms.bindings.compose import ExpressionError, Value, describe, evaluate, show
 
@@ -612,8 +613,11 @@ class _Run:
             if not settings.is_file():
                 continue
             try:
-                data = yaml.safe_load(settings.read_text(encoding="utf-8")) or {}
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+                data = load_yaml(read_text(settings)) or {}
+            except CfLoadError as error:
+                self.diags.error(error.span, error.message, error.code)
+                return ["libs"]
+            except (OSError, yaml.YAMLError) as error:
                 self.diags.error(
                     Span(str(settings), 1, 1, 1, 1), f"cannot read project settings: {error}", "bad-project"
                 )

@@ -210,7 +210,7 @@ def yaml_marks(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
     """
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return {}
     marks: dict[tuple[Any, ...], tuple[int, int]] = {}
     _marks(node, (), marks, 2)
@@ -224,6 +224,8 @@ def _marks(
         return
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue  # a list or mapping as a key: the loader reports it
             key = (*path, key_node.value)
             marks[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             _marks(value_node, key, marks, depth - 1)

@@ -11,7 +11,9 @@ The classifier's answer is YAML (or JSON) in Puppet's ENC format::
 
 It comes from a file (``EncProvider.from_file``), from a command run with the node's name
 as its only argument (``EncProvider.from_command``: exit code 0 and the YAML on stdout, as
-Puppet runs an ENC), or from data the caller already has (``EncProvider(EncData(...))``).
+Puppet runs an ENC; a name from the facts that starts with ``-`` is refused, never passed
+as an option; the answer is read with `cfmodel.inputs` limits), or from data the caller
+already has (``EncProvider(EncData(...))``).
 
 It becomes one ``bindings enc`` (``enc::classes`` ... for one part): ``include`` of the
 classes, ``bind parameters <class> to {...}`` per class with parameters, ``bind variables
@@ -35,6 +37,7 @@ import yaml
 
 from cfmodel.errors import CfLoadError, Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings
+from cfmodel.inputs import decode_text, load_yaml, read_text
 from cfmodel.transforms.bindings.compose import Value
 from cfmodel.transforms.bindings.providers.base import BindingsBuilder, file_span, json_marks, yaml_marks
 
@@ -65,7 +68,7 @@ def read_enc(text: str, source: str, json_text: bool = False) -> EncData:
         CfLoadError: ``enc-failed``: not YAML/JSON, or not the ENC shape.
     """
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         span = file_span(source, mark.line + 1, mark.column + 1) if mark is not None else file_span(source)
@@ -137,7 +140,7 @@ class EncProvider:
             return self.data
         if self.file is not None:
             try:
-                text = self.file.read_text(encoding="utf-8")
+                text = read_text(self.file)
             except OSError as err:
                 message = f"cannot read the classifier's answer {self.file}: {err.strerror}"
                 raise CfLoadError(message, None, "enc-failed") from None
@@ -149,16 +152,22 @@ class EncProvider:
         if not self.node:
             message = f"the classifier '{label}' needs the node's name: give a fact {', '.join(NODE_FACTS)}"
             raise CfLoadError(message, None, "enc-failed")
+        if self.node.startswith("-") or "\0" in self.node:
+            # the node's name comes from the facts: it must never reach the command as an option
+            message = f"the node's name {self.node[:60]!r} cannot be given to the classifier '{label}'"
+            raise CfLoadError(message, None, "enc-failed")
         try:
             done = subprocess.run(
-                [*self.command, self.node], capture_output=True, text=True, timeout=self.timeout, check=False
+                [*self.command, self.node], capture_output=True, timeout=self.timeout, check=False
             )
         except (OSError, subprocess.TimeoutExpired) as err:
             raise CfLoadError(f"the classifier '{label}' could not run: {err}", None, "enc-failed") from None
         if done.returncode != 0:
-            detail = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+            stderr = done.stderr.decode("utf-8", "replace")
+            detail = stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
             raise CfLoadError(f"the classifier '{label}' failed: {detail[0]}", None, "enc-failed")
-        return read_enc(done.stdout, f"<enc: {label} {self.node}>")
+        source = f"<enc: {label} {self.node}>"
+        return read_enc(decode_text(done.stdout, source), source)
 
     def load(self, path: str, span: Span | None, diags: Diagnostics) -> list[ParsedBindings]:
         part = path.strip("/")

@@ -20,7 +20,15 @@ unknown fact is ``""``. ``lookup_options`` from every level (higher wins), by ex
 ``^regex``. Merges: ``merges.py``. Not read: other backends (``lookup_key``, ``data_dig``,
 ``hocon_data``, ``uri``), ``convert_to``, dotted keys digging into hashes.
 
-Error codes: ``hiera-config`` (no such file, not version 5, a malformed level),
+Confinement (data, facts and configuration are untrusted): every data file, datadir, path
+and glob must stay inside the project root once symlinks are resolved, and a value
+interpolated into a path (a fact, ``scope()``) can never change its directory: a value
+holding ``/``, ``\\`` or a NUL, or that is ``.`` or ``..``, is refused. Bounds: a nested
+``lookup()`` is looked up once per hierarchy (memoized), at most `MAX_LOOKUP_DEPTH` deep,
+and an interpolated value is at most `MAX_INTERPOLATED_CHARS` long.
+
+Error codes: ``hiera-config`` (no such file, not version 5, a malformed level, a path
+leaving the project),
 ``hiera-unsupported`` (a backend or location kind not read here), ``hiera-data`` (a data file
 is not a YAML/JSON mapping), ``hiera-interpolation``, ``hiera-merge``.
 """
@@ -38,6 +46,7 @@ import yaml
 
 from cfmodel.errors import Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings
+from cfmodel.inputs import load_yaml, read_text, yaml_problem
 from cfmodel.transforms.bindings.compose import Value, show
 from cfmodel.transforms.bindings.compose.dotted import DottedKeyError, dig, split
 from cfmodel.transforms.bindings.compose.values import MISSING
@@ -57,6 +66,8 @@ BACKENDS = ("yaml_data", "json_data")
 LOCATIONS = ("path", "paths", "glob", "globs", "mapped_paths")
 UNSUPPORTED = ("lookup_key", "data_dig", "hocon_data", "uri", "uris")
 _INTERPOLATION = re.compile(r"%\{([^}]*)\}")
+MAX_LOOKUP_DEPTH = 64
+MAX_INTERPOLATED_CHARS = 1 << 20
 _FUNCTION = re.compile(r"""^\s*(\w+)\(\s*(?:'([^']*)'|"([^"]*)")\s*\)\s*$""")
 
 
@@ -110,35 +121,40 @@ class Hierarchy:
 
     config: Path
     facts: Mapping[str, Value]
+    root: Path | None = None  # what every file must stay inside (default: the config's directory)
     levels: list[list[Source]] = field(default_factory=list)
     #: per level: its name and every location it names (what ``trace`` shows)
     locations: list[tuple[str, list[Location]]] = field(default_factory=list)
     _options: dict[Any, Value] | None = None
     _looking: list[Any] = field(default_factory=list)
+    _nested: dict[Any, Found | None] = field(default_factory=dict)  # nested lookups done
 
     @classmethod
-    def read(cls, config: Path, facts: Mapping[str, Value]) -> Hierarchy:
+    def read(cls, config: Path, facts: Mapping[str, Value], root: Path | None = None) -> Hierarchy:
         """Read the configuration and the data files its paths name for these facts.
 
         Raises:
             HieraError: the configuration or a data file cannot be used.
         """
-        hierarchy = cls(config, facts)
+        hierarchy = cls(config, facts, root)
         hierarchy._read()
         return hierarchy
 
     # --- the configuration -----------------------------------------------------------------
     def _read(self) -> None:
+        self._confine(self.config, "the hiera configuration", None)
         try:
-            text = self.config.read_text(encoding="utf-8")
+            text = read_text(self.config)
         except OSError as err:
             raise HieraError(f"cannot read {self.config}: {err.strerror}", "hiera-config", None) from None
         marks = yaml_marks(text)
         try:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
         except yaml.YAMLError as err:
+            problem, line, col = yaml_problem(err)
+            span = file_span(self.config, line, col) if line and col else self._at(marks)
             raise HieraError(
-                f"{self.config.name} is not valid YAML: {err}", "hiera-config", self._at(marks)
+                f"{self.config.name} is not valid YAML: {problem}", "hiera-config", span
             ) from None
         if not isinstance(data, dict) or data.get("version") != 5:
             raise HieraError(f"{self.config.name} must be a Hiera 5 configuration (version: 5)",
@@ -176,10 +192,24 @@ class Hierarchy:
             message = f'level "{name}" needs exactly one of {", ".join(LOCATIONS)}'
             raise HieraError(message, "hiera-config", span)
         datadir = self.config.parent / self._interpolate_path(str(level.get("datadir", "data")), span)
+        self._confine(datadir, f'the datadir of level "{name}"', span)
         named = self._locations(kinds[0], level[kinds[0]], datadir, name, span)
-        located = [Location(o, f, self._source(name, f, backend) if f.is_file() else None) for o, f in named]
+        for _, file in named:
+            self._confine(file, f'a data file of level "{name}"', span)
+        located = [Location(o, f, self._source(name, f, backend) if _is_file(f) else None) for o, f in named]
         self.locations.append((name, located))
         return [found.source for found in located if found.source is not None]
+
+    def _confine(self, path: Path, what: str, span: Span | None) -> None:
+        """Refuse *path* unless it stays inside the root once symlinks are resolved."""
+        root = (self.root or self.config.parent).resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # a symlink loop, a name too long
+            resolved = None
+        if resolved is None or not resolved.is_relative_to(root):
+            message = f"{what} is outside the project ({path}); hiera reads only files under {root}"
+            raise HieraError(message, "hiera-config", span or file_span(self.config))
 
     def _locations(
         self, kind: str, spec: Any, datadir: Path, name: str, span: Span
@@ -191,25 +221,40 @@ class Hierarchy:
                 raise HieraError(message, "hiera-config", span)
             values = self._variable(spec[0])
             items = list(values) if isinstance(values, list | dict) else [] if values is None else [values]
-            return [(spec[2], datadir / self._interpolate_path(spec[2], span, {spec[1]: i})) for i in items]
+            pairs = [(spec[2], self._interpolate_path(spec[2], span, {spec[1]: i})) for i in items]
+            for _, path in pairs:
+                if Path(path).is_absolute() or ".." in Path(path).parts:
+                    message = f'level "{name}": the mapped path {path!r} must be relative, inside the datadir'
+                    raise HieraError(message, "hiera-config", span)
+            return [(original, datadir / path) for original, path in pairs]
         specs = [spec] if kind in ("path", "glob") else spec
         if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
             raise HieraError(f'level "{name}": {kind} must be text or a list of texts', "hiera-config", span)
         paths = [(s, self._interpolate_path(s, span)) for s in specs]
+        for _, path in paths:
+            if Path(path).is_absolute() or ".." in Path(path).parts:
+                message = f'level "{name}": the {kind} {path!r} must be relative, inside the datadir'
+                raise HieraError(message, "hiera-config", span)
         if kind in ("glob", "globs"):
             return [(s, f) for s, p in paths for f in sorted(datadir.glob(p))]
         return [(s, datadir / p) for s, p in paths]
 
     def _source(self, level: str, file: Path, backend: str) -> Source:
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read_text(file)
         except OSError as err:
             raise HieraError(f"cannot read {file}: {err.strerror}", "hiera-data", None) from None
         try:
-            data = json.loads(text) if backend == "json_data" else yaml.safe_load(text)
-        except (ValueError, yaml.YAMLError) as err:
+            data = json.loads(text) if backend == "json_data" else load_yaml(text)
+        except RecursionError:
             kind = "JSON" if backend == "json_data" else "YAML"
-            raise HieraError(f"{file} is not valid {kind}: {err}", "hiera-data", file_span(file)) from None
+            raise HieraError(f"{file}: the {kind} nests too deeply", "hiera-data", file_span(file)) from None
+        except yaml.YAMLError as err:
+            problem, line, col = yaml_problem(err)
+            span = file_span(file, line, col) if line and col else file_span(file)
+            raise HieraError(f"{file.name} is not valid YAML: {problem}", "hiera-data", span) from None
+        except ValueError as err:
+            raise HieraError(f"{file} is not valid JSON: {err}", "hiera-data", file_span(file)) from None
         if data is None:
             data = {}
         if not isinstance(data, dict):
@@ -241,10 +286,10 @@ class Hierarchy:
                 if name == "literal":
                     return argument
                 if name == "scope":
-                    return self._variable(argument, extra)
+                    return _path_part(self._variable(argument, extra), argument, span)
                 message = f"{name}() cannot be used in a hierarchy path (only facts, scope() and literal())"
                 raise HieraError(message, "hiera-interpolation", span)
-            return self._variable(expr, extra)
+            return _path_part(self._variable(expr, extra), expr, span)
 
         return str(_interpolate(text, replace, None))
 
@@ -286,7 +331,13 @@ class Hierarchy:
         if "alias(" in text:
             message = f"alias() must be the whole value, as in '%{{alias(\"key\")}}' (in {text!r})"
             raise HieraError(message, "hiera-interpolation", span)
-        return _interpolate(text, replace, span)
+        result = _interpolate(text, replace, span)
+        if isinstance(result, str) and len(result) > MAX_INTERPOLATED_CHARS:
+            message = (
+                f"interpolation makes the value of {key!r} longer than {MAX_INTERPOLATED_CHARS:,} characters"
+            )
+            raise HieraError(message, "hiera-interpolation", span)
+        return result
 
     def _nested_value(self, name: str, span: Span) -> Value:
         """``lookup('k')``, ``lookup('a.b.0')`` (digs after the merge, as Puppet), in data."""
@@ -304,7 +355,13 @@ class Hierarchy:
         if name in self._looking:
             chain = " -> ".join(repr(k) for k in [*self._looking[self._looking.index(name) :], name])
             raise HieraError(f"endless interpolation: {chain}", "hiera-interpolation", span)
-        return self.lookup(name)
+        if name in self._nested:
+            return self._nested[name]
+        if len(self._looking) >= MAX_LOOKUP_DEPTH:
+            message = f"lookups nest more than {MAX_LOOKUP_DEPTH} deep (at {name!r})"
+            raise HieraError(message, "hiera-interpolation", span)
+        found = self._nested[name] = self.lookup(name)
+        return found
 
     # --- lookups ----------------------------------------------------------------------------------
     def all_keys(self) -> list[Any]:
@@ -461,9 +518,34 @@ def _options_entry(options: Mapping[Any, Value], key: Any) -> tuple[Any, Value] 
     if key in options:
         return key, options[key]
     for name, value in options.items():
-        if isinstance(name, str) and name.startswith("^") and re.search(name, str(key)):
+        if isinstance(name, str) and name.startswith("^") and _search(name, key):
             return name, value
     return None
+
+
+def _search(pattern: str, key: Any) -> bool:
+    try:
+        return re.search(pattern, str(key)) is not None
+    except (re.error, RecursionError, OverflowError) as err:
+        raise MergeError(
+            f"the lookup_options key {pattern!r} is not a valid regular expression: {err}"
+        ) from None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long, a loop: no such data file
+        return False
+
+
+def _path_part(value: Value, expr: str, span: Span) -> Value:
+    """A value interpolated into a path, refused if it could change the path's directory."""
+    text = "" if value is None else str(value)
+    if any(c in text for c in "/\\\0") or text in (".", ".."):
+        message = f"the value of {expr.strip()!r} cannot be used in a hierarchy path ({show(text)[:60]})"
+        raise HieraError(message, "hiera-interpolation", span)
+    return value
 
 
 def _interpolate(text: str, replace: Callable[[str], Value], span: Span | None) -> Value:
@@ -496,7 +578,7 @@ class HieraProvider:
     def load(self, path: str, span: Span | None, diags: Diagnostics) -> list[ParsedBindings]:
         config = self.config(path)
         try:
-            hierarchy = Hierarchy.read(config, self.facts)
+            hierarchy = Hierarchy.read(config, self.facts, self.root)
         except HieraError as err:
             diags.error(err.span or span, err.message, err.code)
             return []

@@ -11,6 +11,7 @@ The layout (docs/bindings.md, "Projects")::
         bindings:
           nesting: vector        # or `highest`: the seed's literal rule for nested `when`
           enc: enc.yaml          # enc: from a file, or { command: "bin/enc --yaml" }
+                                 # (a relative command path is relative to the project)
 
 Without layers in ``site.bind`` the project has the seed's two: ``site`` (``confdir:/default``,
 when ``bindings/default.bind`` exists) over ``modules`` (``module:/*::default``).
@@ -39,6 +40,7 @@ import yaml
 
 from cfmodel.errors import CfLoadError, Diagnostics
 from cfmodel.grammars.bindings import parse_file
+from cfmodel.inputs import load_yaml, read_text
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.transforms.bindings.compose import (
@@ -102,8 +104,8 @@ def read_settings(root: str | Path) -> ProjectSettings:
     if file is None:
         return ProjectSettings(root, (root / "libs",))
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        data = load_yaml(read_text(file)) or {}
+    except (OSError, yaml.YAMLError) as err:
         raise CfLoadError(f"cannot read project settings: {err}", file_span(file), "bad-project") from None
     if not isinstance(data, dict):
         raise CfLoadError("project settings must be a mapping", file_span(file), "bad-project")
@@ -131,7 +133,11 @@ def _enc_settings(root: Path, enc: Any, file: Path) -> tuple[Path | None, tuple[
         return root / enc, ()
     if isinstance(enc, dict) and isinstance(enc.get("command"), str | list):
         command = enc["command"]
-        return None, tuple(shlex.split(command) if isinstance(command, str) else map(str, command))
+        words = list(shlex.split(command) if isinstance(command, str) else map(str, command))
+        if words and "/" in words[0] and not Path(words[0]).is_absolute():
+            # a relative program is the project's, wherever cfmodel runs from
+            words[0] = str(root / words[0])
+        return None, tuple(words)
     if isinstance(enc, dict) and isinstance(enc.get("file"), str):
         return root / enc["file"], ()
     message = "bindings.enc must be a file name, {file: <name>} or {command: <command>}"

@@ -544,9 +544,12 @@ def has_bindings(root: Path, module_path: Sequence[Path]) -> bool:
         if path.is_file():
             import yaml
 
+            from cfmodel.errors import CfModelError
+            from cfmodel.inputs import load_yaml, read_text
+
             try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError):
+                data = load_yaml(read_text(path))
+            except (OSError, CfModelError, yaml.YAMLError):
                 return True  # let the request sequence report it
             if isinstance(data, dict) and data.get("bindings") is not None:
                 return True

@@ -1,0 +1,154 @@
+"""Reading what users feed in, with limits: text files and YAML documents.
+
+Input: a path (or text) that a user, a project, a data directory or an external command
+supplied. Output: the text, or the Python data of one YAML document.
+
+Guarantees:
+
+* `read_text` refuses a file larger than `MAX_TEXT_BYTES` before reading it, and text
+  that is not UTF-8 with a located ``not-utf8`` error (line and column of the first bad
+  byte); `decode_text` does the same for bytes read elsewhere (a command's output).
+  Errors reading the file (`OSError`) are left to the caller, which knows what the file
+  is for.
+* `load_yaml` builds only plain data (`yaml.SafeLoader`: no Python objects), refuses a
+  document whose aliases would expand to more than `MAX_YAML_NODES` nodes (a "billion
+  laughs" bomb is small on disk and huge once anything walks it) or that nests deeper
+  than `MAX_YAML_DEPTH`, and raises every problem as a `yaml.YAMLError` (limits as
+  `YamlLimitError`, with the position of the offending node), so callers report all of
+  them the way they already report bad YAML. Its cost is linear in the text.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cfmodel.errors import CfLoadError, Span
+
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+MAX_YAML_NODES = 1_000_000  # scalars, lists and mappings, counting every alias expansion
+MAX_YAML_DEPTH = 200
+
+
+class YamlLimitError(yaml.MarkedYAMLError):
+    """A YAML document over one of the limits (size once expanded, depth)."""
+
+
+def read_text(path: Path, label: str | None = None) -> str:
+    """The UTF-8 text of *path*.
+
+    Raises:
+        OSError: the file cannot be read (the caller reports it).
+        CfLoadError: ``too-large`` (over `MAX_TEXT_BYTES`), ``not-utf8``.
+    """
+    label = label or str(path)
+    with path.open("rb") as stream:
+        size = _size(stream.fileno())
+        if size > MAX_TEXT_BYTES:
+            raise _too_large(label, size)
+        data = stream.read(MAX_TEXT_BYTES + 1)
+    if len(data) > MAX_TEXT_BYTES:  # not a regular file (a pipe, a device)
+        raise _too_large(label, len(data))
+    return decode_text(data, label)
+
+
+def decode_text(data: bytes, label: str) -> str:
+    """*data* decoded as UTF-8, or a ``not-utf8`` error at the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise CfLoadError(
+            f"file is not valid UTF-8 text (byte 0x{data[error.start]:02x} cannot be decoded)",
+            Span(label, line, col, line, col + 1),
+            "not-utf8",
+        ) from None
+
+
+def load_yaml(text: str) -> Any:
+    """The data of the single YAML document in *text* (None if empty).
+
+    Raises:
+        yaml.YAMLError: not YAML, more than one document, or over a limit (`YamlLimitError`).
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise YamlLimitError(problem=f"the document nests deeper than {MAX_YAML_DEPTH} levels") from None
+        if node is None:
+            return None
+        _check_limits(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def yaml_problem(error: yaml.YAMLError) -> tuple[str, int | None, int | None]:
+    """One line saying what is wrong with a YAML text, and where (1-based line, column)."""
+    if isinstance(error, yaml.MarkedYAMLError):
+        problem = error.problem or error.context or "not valid YAML"
+        mark = error.problem_mark or error.context_mark
+        if mark is not None:
+            return problem, mark.line + 1, mark.column + 1
+        return problem, None, None
+    return str(error).splitlines()[0] if str(error) else "not valid YAML", None, None
+
+
+def _check_limits(root: yaml.Node) -> None:
+    """Count the nodes of *root* as if every alias were expanded; check depth."""
+    expanded: dict[int, int] = {}  # id(node) -> its expanded size, once known
+    # iterative post-order walk over the graph of distinct nodes
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, depth, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            size = 1 + sum(expanded[id(child)] for child in _children(node))
+            if size > MAX_YAML_NODES:
+                raise YamlLimitError(
+                    problem=f"the aliases expand the document past {MAX_YAML_NODES:,} values",
+                    problem_mark=node.start_mark,
+                )
+            expanded[key] = size
+            continue
+        if key in expanded:
+            continue
+        if depth > MAX_YAML_DEPTH:
+            raise YamlLimitError(
+                problem=f"the document nests deeper than {MAX_YAML_DEPTH} levels",
+                problem_mark=node.start_mark,
+            )
+        if key in on_path:  # a recursive alias: SafeLoader builds a cycle; count it once
+            expanded[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in _children(node) if id(child) not in expanded)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _size(fd: int) -> int:
+    return os.fstat(fd).st_size
+
+
+def _too_large(label: str, size: int) -> CfLoadError:
+    return CfLoadError(
+        f"file is too large ({size:,} bytes; the limit is {MAX_TEXT_BYTES:,})",
+        Span(label, 1, 1, 1, 1),
+        "too-large",
+    )
