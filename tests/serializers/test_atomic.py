@@ -44,7 +44,7 @@ def test_failed_rename_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Mo
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "replace", refuse)
-    with pytest.raises(OSError, match="No space"):
+    with pytest.raises(CfSerializationError, match="No space"):
         atomic.write_bytes(target, b"new")
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.xmi"]
@@ -60,7 +60,8 @@ def test_new_file_gets_umask_permissions(tmp_path: Path) -> None:
 
 def test_a_killed_writer_leaves_the_old_file(tmp_path: Path) -> None:
     """A crash (SIGKILL, nothing runs afterwards) in the middle of writing: the target is
-    still the old file. Only the temporary file remains, named ``.m.xmi.*.tmp``."""
+    still the old file. Only the temporary file remains, named ``.m.xmi.<pid>.*.tmp``,
+    until the next write."""
     target = tmp_path / "m.xmi"
     target.write_bytes(b"old")
     script = (
@@ -84,6 +85,9 @@ def test_a_killed_writer_leaves_the_old_file(tmp_path: Path) -> None:
     assert target.read_bytes() == b"old"
     leftovers = [p.name for p in tmp_path.iterdir() if p.name != "m.xmi"]
     assert len(leftovers) == 1 and leftovers[0].startswith(".m.xmi.") and leftovers[0].endswith(".tmp")
+    # the next write to the same file removes what the dead process left
+    atomic.write_bytes(target, b"new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.xmi"]
 
 
 @pytest.mark.parametrize("fmt", ["ecore", "xmi", "json"])
@@ -101,9 +105,9 @@ def test_every_format_keeps_the_old_file_when_writing_fails(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "fsync", full_disk)
-    with pytest.raises(OSError, match="No space"):
+    with pytest.raises(CfSerializationError, match="No space"):
         serializers.write(target, content)
-    with pytest.raises(OSError, match="No space"):
+    with pytest.raises(CfSerializationError, match="No space"):
         serializers.write(tmp_path / f"fresh.{fmt}", content)
     assert target.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, "new.txt"])
