@@ -78,7 +78,8 @@ def write_bytes(target: Path | str, data: bytes) -> None:
 def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
     """Make `directory` hold `files` (name -> bytes) besides what it held, as one atomic
     switch (see the module docstring); the paths written, in order."""
-    target = Path(directory)
+    given = Path(directory)
+    target = given
     if target.is_symlink():
         target = target.resolve()
     target = target.absolute()
@@ -88,7 +89,7 @@ def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
     except OSError as exc:
         raise _io_error(target, exc) from exc
     _recover(parent, target.name)
-    written = [target / name for name in files]
+    written = [given / name for name in files]
     if target.exists() and not target.is_dir():
         raise CfSerializationError(
             f"cannot write into {target}: it is not a directory", Span(str(target), 1, 1, 1, 2), code="io"
@@ -98,12 +99,14 @@ def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
         os.mkdir(staged, 0o700)
     except OSError as exc:
         if target.is_dir() and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            return _write_one_by_one(target, files)  # the parent is not ours to write in
+            _write_one_by_one(target, files)  # the parent is not ours to write in
+            return written
         raise _io_error(target, exc) from exc
     try:
         if target.is_dir() and not _link_others(target, staged, set(_top_names(files))):
             shutil.rmtree(staged, ignore_errors=True)
-            return _write_one_by_one(target, files)
+            _write_one_by_one(target, files)
+            return written
         for name, data in files.items():
             _write_new(staged / name, data, target / name)
         os.chmod(staged, stat.S_IMODE(target.stat().st_mode) if target.is_dir() else 0o777 & ~_umask())
@@ -117,7 +120,8 @@ def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
         shutil.rmtree(staged, ignore_errors=True)
         if isinstance(exc, OSError):
             if exc.errno in (errno.EBUSY, errno.EXDEV) and target.is_dir():
-                return _write_one_by_one(target, files)  # a mount point cannot be swapped
+                _write_one_by_one(target, files)  # a mount point cannot be swapped
+                return written
             raise _io_error(target, exc) from exc
         raise
     return written
@@ -225,13 +229,10 @@ def _write_new(path: Path, data: bytes, previous: Path) -> None:
     os.chmod(path, _mode_for(previous))
 
 
-def _write_one_by_one(target: Path, files: dict[str, bytes]) -> list[Path]:
-    written = []
+def _write_one_by_one(target: Path, files: dict[str, bytes]) -> None:
     for name, data in files.items():
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         write_bytes(target / name, data)
-        written.append(target / name)
-    return written
 
 
 def _is_ours_leftover(name: str) -> bool:
