@@ -55,6 +55,20 @@ PROJECT_FILES = ("project.yml", "project.yaml")
 MODULE_FILES = ("module.yaml", "module.yml", "setup.cfg")
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long for the file system: no such module
+        return False
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def parse_file(path: Path, label: str | None = None, cache: ParseCache | None = None) -> nodes.Module:
     """Read and parse one file, through the cache when one is given."""
     label = label or str(path)
@@ -119,16 +133,16 @@ def installed_module(name: str, search_path: Sequence[str] | None = None) -> Pat
         return None
     for entry in sys.path if search_path is None else search_path:
         candidate = Path(entry or ".") / "inmanta_plugins" / name
-        if (candidate / "model").is_dir():
+        if _is_dir(candidate / "model"):
             return candidate
     if search_path is not None:
         return None
     try:
         spec = importlib.util.find_spec(f"inmanta_plugins.{name}")
-    except (ImportError, ValueError):
+    except (ImportError, ValueError, OSError):
         return None
     for location in (spec.submodule_search_locations or []) if spec is not None else []:
-        if (Path(location) / "model").is_dir():
+        if _is_dir(Path(location) / "model"):
             return Path(location)
     return None
 
@@ -230,12 +244,12 @@ class _Loader:
         for directory in self.project.module_path:
             root = directory / name
             source_tree = root / "inmanta_plugins" / name
-            if (source_tree / "model").is_dir() and (root / "setup.cfg").is_file():
+            if _is_dir(source_tree / "model") and _is_file(root / "setup.cfg"):
                 return ModuleInfo(name, source_tree, False, V2)
-            if root.is_dir() and (root / "model").is_dir():
+            if _is_dir(root) and _is_dir(root / "model"):
                 return ModuleInfo(name, root, False, V1)
         builtin = BUILTIN_MODULES / name
-        if (builtin / "model").is_dir():
+        if _is_dir(builtin / "model"):
             return ModuleInfo(name, builtin, True, BUILTIN)
         return None
 
@@ -243,7 +257,7 @@ class _Loader:
         parts = namespace.split("::")[1:]
         base = module.model_dir.joinpath(*parts)
         candidates = [base / "_init.cf"] if not parts else [base.with_suffix(".cf"), base / "_init.cf"]
-        return next((c for c in candidates if c.is_file()), None)
+        return next((c for c in candidates if _is_file(c)), None)
 
     def request(self, namespace: str, span: Span | None) -> None:
         """Load *namespace* (and its module's root namespace) unless already loaded."""

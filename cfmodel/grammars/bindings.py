@@ -34,6 +34,7 @@ from textx import TextXSyntaxError, metamodel_from_file
 
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
+from cfmodel.grammars.common import MAX_INTEGER_DIGITS
 from cfmodel.grammars.frontend import CommentBlanker, attr, attrs, read_source, rule_of, syntax_error
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
@@ -478,6 +479,9 @@ class _Builder:
         if token in ("true", "false"):
             return self.m.BooleanLiteral(value=token == "true")
         if _INTEGER.fullmatch(token):
+            if len(token.lstrip("-")) > MAX_INTEGER_DIGITS:
+                message = f"an integer of more than {MAX_INTEGER_DIGITS:,} digits"
+                raise CfSyntaxError(message, self.span_of(node), "syntax")
             return self.m.IntegerLiteral(value=int(token))
         return self.m.FloatLiteral(value=float(token))
 

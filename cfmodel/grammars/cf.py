@@ -27,7 +27,12 @@ from textx import TextXSyntaxError, metamodel_from_file
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Note, Span
 from cfmodel.grammars import nodes, peg
-from cfmodel.grammars.common import BINDING_POWER, NOT_BINDING_POWER
+from cfmodel.grammars.common import (
+    BINDING_POWER,
+    MAX_INTEGER_DIGITS,
+    MAX_MULTIPLICITY_DIGITS,
+    NOT_BINDING_POWER,
+)
 from cfmodel.grammars.frontend import CommentBlanker, expected_text, rule_of
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
@@ -262,6 +267,7 @@ def _open_block(text: str) -> tuple[str, int, int] | None:
     return header, line, col
 
 
+_MAX_SHOWN_TOKEN = 40
 _TOKEN = re.compile(r"[A-Za-z_][\w-]*(?:::[A-Za-z_][\w-]*)*|[0-9]+|\S")
 
 
@@ -271,7 +277,8 @@ def _token_at(text: str, offset: int) -> str:
     match = _TOKEN.match(text, offset)
     if match is None:
         return "end of line" if text[offset] == "\n" else "whitespace"
-    return f"'{match.group(0)}'"
+    token = match.group(0)
+    return f"'{token}'" if len(token) <= _MAX_SHOWN_TOKEN else f"'{token[:_MAX_SHOWN_TOKEN]}...'"
 
 
 # ---------------------------------------------------------------- tree building
@@ -378,11 +385,17 @@ class _Builder:
         return nodes.Attribute(type_ref, name, default, self.span(obj))
 
     def multiplicity(self, obj: Any) -> nodes.Multiplicity:
+        span = self.span(obj)
+        for bound in (obj.lower, obj.upper):
+            if bound and len(bound) > MAX_MULTIPLICITY_DIGITS:
+                raise CfSyntaxError(
+                    f"a multiplicity bound of more than {MAX_MULTIPLICITY_DIGITS} digits", span, "syntax"
+                )
         lower = int(obj.lower) if obj.lower else 0
         upper: int | None = lower  # `[n]` is exactly n
         if obj.range:
             upper = int(obj.upper) if obj.upper else None
-        return nodes.Multiplicity(lower, upper, self.span(obj))
+        return nodes.Multiplicity(lower, upper, span)
 
     def build_Relation(self, obj: Any) -> nodes.Relation:  # noqa: N802
         left_entity = self.name_after(obj.left, obj._tx_position)
@@ -632,7 +645,7 @@ class _Builder:
                     span,
                     "syntax",
                 )
-            return nodes.Literal(_number(token), span)
+            return nodes.Literal(_number(token, span), span)
         if token in _KEYWORD_LITERALS:
             return nodes.Literal(_KEYWORD_LITERALS[token], span)
         name = nodes.Name(token, span)
@@ -740,9 +753,11 @@ def _is_entity_name(name: str) -> bool:
     return name.rpartition("::")[2][:1].isupper()
 
 
-def _number(token: str) -> int | float:
-    if "." in token:
+def _number(token: str, span: Span) -> int | float:
+    if "." in token:  # an exponent is refused before (as in inmanta-core)
         return float(token)
+    if len(token.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise CfSyntaxError(f"an integer of more than {MAX_INTEGER_DIGITS:,} digits", span, "syntax")
     return int(token)
 
 

@@ -1,5 +1,5 @@
-"""What the `.cf` parser and unparser share: the operator table (the paused collector
-every parser uses is `cfmodel.collector`)."""
+"""What the parsers and the unparser share: the operator table and the size of an
+integer literal (the paused collector every parser uses is `cfmodel.collector`)."""
 
 from __future__ import annotations
 
@@ -25,4 +25,10 @@ BINDING_POWER: dict[str, int] = {
     "in": 8,
     "not in": 8,
 }
-NOT_BINDING_POWER = 7  # `not x in y` is `not (x in y)`; `not x == y` is `(not x) == y`
+NOT_BINDING_POWER = 7
+
+# Longer integer literals are refused with a located error (Python itself refuses to
+# convert more than 4,300 digits, and a number that size is no configuration value).
+MAX_INTEGER_DIGITS = 4300
+# A multiplicity bound is a count: at most 18 digits (it fits in 64 bits).
+MAX_MULTIPLICITY_DIGITS = 18  # `not x in y` is `not (x in y)`; `not x == y` is `(not x) == y`

@@ -2,8 +2,9 @@
 boundary and syntax-error rendering.
 
 * `read_source(path, label, kind)`: a file's text, or a `CfLoadError` — a directory, a
-  missing or unreadable file, text that is not UTF-8 (``not-utf8``, at the first byte that
-  cannot be decoded). Every grammar reads its files through it, so they fail alike.
+  missing or unreadable file, a file over `MAX_SOURCE_BYTES` (``too-large``, before it is
+  read), text that is not UTF-8 (``not-utf8``, at the first byte that cannot be decoded).
+  Every grammar reads its files through it, so they fail alike.
 * `CommentBlanker(pattern, markers)`: comments replaced by spaces, newlines kept, so every
   position stays exact and no grammar needs a comment rule. *pattern* matches what must be
   kept whole in group 1 (strings, regexes) and a comment in group 2; text with none of the
@@ -16,12 +17,15 @@ It imports nothing of cfmodel but `errors`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from cfmodel.errors import CfLoadError, CfSyntaxError, Span
+
+MAX_SOURCE_BYTES = 64 * 1024 * 1024  # refused before reading (as `cfmodel.inputs.MAX_TEXT_BYTES`)
 
 
 def file_span(label: str) -> Span:
@@ -36,7 +40,12 @@ def read_source(path: Path, label: str | None = None, kind: str = "file") -> str
         article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
         raise CfLoadError(f"{label} is a directory, expected {article} {kind}", file_span(label), "load")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            data = b"" if size > MAX_SOURCE_BYTES else stream.read(MAX_SOURCE_BYTES + 1)
+        if size > MAX_SOURCE_BYTES or len(data) > MAX_SOURCE_BYTES:
+            message = f"file is too large ({max(size, len(data)):,} bytes; the limit is {MAX_SOURCE_BYTES:,})"
+            raise CfLoadError(message, file_span(label), "too-large")
     except FileNotFoundError:
         raise CfLoadError(f"no such file: {label}", None, "load") from None
     except OSError as error:

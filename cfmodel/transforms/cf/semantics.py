@@ -75,6 +75,14 @@ def show(value: object) -> str:
     return str(value)
 
 
+def _brief(value: object) -> str:
+    """A number as a message shows it: a long integer by its first digits and its length."""
+    if type(value) is int and value.bit_length() > 128:
+        digits = str(abs(value))
+        return f"{'-' if value < 0 else ''}{digits[:12]}... ({len(digits):,} digits)"
+    return show(value)
+
+
 def kind_of(value: object) -> str:
     """The language's name for the kind of a value (for type errors)."""
     if value is None:
@@ -140,6 +148,10 @@ def compare(op: str, left: Any, right: Any) -> bool:
 
 # ---------------------------------------------------------------------- arithmetic
 
+# Integers are bounded (about 4,300 decimal digits, what Python still prints): a larger
+# result is an error where it is computed, not a hang or a crash later.
+MAX_INTEGER_BITS = 14_000
+
 ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add,
     "-": operator.sub,
@@ -164,12 +176,19 @@ def arithmetic(op: str, left: Any, right: Any) -> Any:
         )
     if not (is_number(left) and is_number(right)):
         raise SemanticError(f"'{op}' needs numbers, not {_described(left)} and {_described(right)}")
+    # a power's size is known before computing it: refuse rather than hang
+    big_power = op == "**" and type(left) is int and type(right) is int and right > 0 and abs(left) > 1
+    if big_power and (abs(left).bit_length() - 1) * right > MAX_INTEGER_BITS:
+        raise SemanticError(f"{_brief(left)} ** {_brief(right)} is too large", "arithmetic")
     try:
-        return ARITHMETIC[op](left, right)
+        result = ARITHMETIC[op](left, right)
     except ZeroDivisionError:
         raise SemanticError(f"division by zero in {show(left)} {op} {show(right)}", "arithmetic") from None
     except OverflowError:
         raise SemanticError(f"{show(left)} {op} {show(right)} is too large", "arithmetic") from None
+    if type(result) is int and result.bit_length() > MAX_INTEGER_BITS:
+        raise SemanticError(f"{_brief(left)} {op} {_brief(right)} is too large", "arithmetic")
+    return result
 
 
 # ---------------------------------------------------------------------- containers

@@ -5,7 +5,13 @@ called: a name in the template is the variable of that scope (``{{ name }}``,
 ``{{ host.name }}``); a namespace's ``::`` is written ``.`` (``{{ web.port }}`` for
 ``web::port``, ``{{ x | std.upper }}`` for the plugin ``std::upper``). The path's first
 part is the module, the rest is inside the module's ``templates/`` directory
-(``./x.j2``: the calling module). Paths that leave that directory are refused.
+(``./x.j2``: the calling module). Paths that leave that directory are refused, and so is
+a ``files/`` or ``templates/`` directory that is itself a link out of its module.
+
+Templates are data, not code: they render in Jinja2's `SandboxedEnvironment` (no access
+to ``_``-attributes, Python internals or unsafe callables; ``{{ cycler.__init__.__globals__
+}}`` is an error). A module whose templates the user trusts can be rendered unsandboxed:
+``CFMODEL_TRUSTED_TEMPLATES`` lists such module names, comma-separated (``*``: all).
 """
 
 from __future__ import annotations
@@ -30,7 +36,10 @@ def _module_file(ctx: Context, kind: str, path: str) -> Path:
         module, _, rest = path.partition("/")
     if not module or not rest:
         raise PluginError(f"path {path!r} must be <module>/<path inside the module's {kind}/ directory>")
-    base = (ctx.module_dir(module) / kind).resolve()
+    module_root = ctx.module_dir(module).resolve()
+    base = (module_root / kind).resolve()
+    if not base.is_relative_to(module_root):
+        raise PluginError(f"the {kind}/ directory of module {module} leads out of the module ({base})")
     target = (base / rest).resolve()
     if not target.is_relative_to(base):
         raise PluginError(f"path {path!r} leaves the {kind}/ directory of module {module}")
@@ -52,17 +61,26 @@ def source(ctx: Context, path: str) -> str:
 
 
 _engine_state: dict[str, Any] = {}
-_templates: dict[Path, tuple[float, Any]] = {}
+_templates: dict[Path, tuple[tuple[float, bool], Any]] = {}
 _rendering: list[Context] = []
 
 
-def _engine() -> Any:
-    """The Jinja2 environment (made, and Jinja2 imported, on first use)."""
-    env = _engine_state.get("env")
+def _trusted(module: str) -> bool:
+    """Did the user say this module's templates may run unsandboxed?"""
+    names = {name.strip() for name in os.environ.get("CFMODEL_TRUSTED_TEMPLATES", "").split(",")}
+    return module in names or "*" in names
+
+
+def _engine(trusted: bool = False) -> Any:
+    """The Jinja2 environment (made, and Jinja2 imported, on first use): sandboxed unless
+    *trusted*."""
+    key = "trusted" if trusted else "env"
+    env = _engine_state.get(key)
     if env is not None:
         return env
     import jinja2
     import jinja2.runtime
+    import jinja2.sandbox
 
     class Filters(dict[str, Any]):
         """The built-in filters, and every plugin as ``ns.name`` (resolved per render)."""
@@ -108,10 +126,11 @@ def _engine() -> Any:
             return super().resolve_or_missing(key)
 
     # keep_trailing_newline=False: a template's last newline is dropped, as inmanta's std does.
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+    kind = jinja2.Environment if trusted else jinja2.sandbox.SandboxedEnvironment
+    env = kind(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
     env.context_class = ScopeContext
     env.filters = Filters(env.filters)
-    _engine_state["env"] = env
+    _engine_state[key] = env
     _engine_state["errors"] = (jinja2.UndefinedError, jinja2.TemplateSyntaxError, jinja2.TemplateError)
     return env
 
@@ -138,17 +157,17 @@ class _Namespace:
             raise
 
 
-def _compiled(path: Path, label: str) -> Any:
+def _compiled(path: Path, label: str, trusted: bool) -> Any:
     mtime = path.stat().st_mtime
     cached = _templates.get(path)
-    if cached is not None and cached[0] == mtime:
+    if cached is not None and cached[0] == (mtime, trusted):
         return cached[1]
-    env = _engine()
+    env = _engine(trusted)
     try:
         compiled = env.from_string(path.read_text(encoding="utf-8"))
     except _engine_state["errors"][1] as error:
         raise PluginError(f"template {label}, line {error.lineno}: {error.message}") from None
-    _templates[path] = (mtime, compiled)
+    _templates[path] = ((mtime, trusted), compiled)
     return compiled
 
 
@@ -156,7 +175,8 @@ def _compiled(path: Path, label: str) -> Any:
 def template(ctx: Context, path: str, **kwargs: Any) -> str:
     """Render ``<module>/templates/<path>`` in the calling scope (or with only *kwargs*)."""
     target = _module_file(ctx, "templates", path)
-    compiled = _compiled(target, path)
+    module = ctx.namespace.split("::")[0] if path.startswith("./") else path.partition("/")[0]
+    compiled = _compiled(target, path, _trusted(module))
     variables: dict[str, Any] = dict(kwargs) if kwargs else {"__cfmodel_context__": ctx}
     _rendering.append(ctx)
     undefined, _, template_error = _engine_state["errors"]
