@@ -21,6 +21,7 @@ Guarantees:
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,7 @@ def load_yaml(text: str) -> Any:
     Raises:
         yaml.YAMLError: not YAML, more than one document, or over a limit (`YamlLimitError`).
     """
+    _check_brackets(text)
     loader = yaml.SafeLoader(text)
     try:
         try:
@@ -98,6 +100,27 @@ def yaml_problem(error: yaml.YAMLError) -> tuple[str, int | None, int | None]:
             return problem, mark.line + 1, mark.column + 1
         return problem, None, None
     return str(error).splitlines()[0] if str(error) else "not valid YAML", None, None
+
+
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _check_brackets(text: str) -> None:
+    """Refuse flow collections nested deeper than the limit before PyYAML's scanner sees
+    them (its cost grows with the square of that depth). Brackets inside quoted scalars
+    count too: a text with more than `MAX_YAML_DEPTH` unbalanced ones is refused."""
+    if text.count("[") + text.count("{") <= MAX_YAML_DEPTH:
+        return
+    depth = 0
+    for match in _BRACKET.finditer(text):
+        depth = depth + 1 if match.group() in "[{" else max(depth - 1, 0)
+        if depth > MAX_YAML_DEPTH:
+            line = text.count("\n", 0, match.start())
+            column = match.start() - (text.rfind("\n", 0, match.start()) + 1)
+            mark = yaml.Mark("<text>", match.start(), line, column, None, 0)
+            raise YamlLimitError(
+                problem=f"the document nests deeper than {MAX_YAML_DEPTH} levels", problem_mark=mark
+            )
 
 
 def _check_limits(root: yaml.Node) -> None:
