@@ -30,7 +30,12 @@ def _runner(arguments: tuple[int, int, int, int]) -> dict[str, object]:
     count, start, jobs, index = arguments
     tasks = [task for position, task in enumerate(harness.schedule(count, start)) if position % jobs == index]
 
+    shown = [0]
+
     def progress(report: harness.Report) -> None:
+        for finding in report.findings[shown[0] :]:
+            print(f"[runner {index}] FINDING", *finding[:3], finding[3][:300], flush=True)
+        shown[0] = len(report.findings)
         print(f"[runner {index}] {report.summary()}", flush=True)
 
     report = harness.run(tasks, progress)

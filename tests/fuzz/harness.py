@@ -516,7 +516,8 @@ def run(
     on_progress: Callable[[Report], None] | None = None,
     progress_every: int = 10_000,
 ) -> Report:
-    """Run every (target, number) in one worker at a time (replaced after a finding)."""
+    """Run every (target, number) in one worker at a time (replaced after a finding);
+    *on_progress* is called every *progress_every* inputs and after each finding."""
     report = Report()
     started = time.monotonic()
     worker = _Worker()
@@ -531,6 +532,8 @@ def run(
                 report.findings.append((target, number, outcome, detail))
                 worker.stop()
                 worker = _Worker()
+                if on_progress is not None:
+                    on_progress(report)
             if on_progress is not None and report.total % progress_every == 0:
                 report.seconds = time.monotonic() - started
                 on_progress(report)
