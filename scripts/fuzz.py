@@ -55,8 +55,18 @@ def main() -> int:
     parser.add_argument("--report", type=Path, default=Path("fuzz-report.json"))
     args = parser.parse_args()
     jobs = max(1, args.jobs)
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        parts = pool.map(_runner, [(args.count, args.start, jobs, index) for index in range(jobs)])
+    # runners are plain (non-daemon) processes: each forks its own watched workers
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    runners = [
+        context.Process(target=lambda i=index: results.put(_runner((args.count, args.start, jobs, i))))
+        for index in range(jobs)
+    ]
+    for runner in runners:
+        runner.start()
+    parts = [results.get() for _ in runners]
+    for runner in runners:
+        runner.join()
     total = harness.Report()
     for part in parts:
         total.counts.update(part["counts"])  # type: ignore[arg-type]

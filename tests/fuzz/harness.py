@@ -548,5 +548,9 @@ def schedule(
 ) -> list[tuple[str, int]]:
     """*count* tasks, numbered from *start*, spread over the targets by *weights*."""
     weights = weights or (("cf", 45), ("bind", 15), ("cfenv", 10), ("yaml", 15), ("project", 15))
-    cycle = [target for target, weight in weights for _ in range(weight)]
+    # interleaved: each target's turns spread evenly over a cycle of sum(weights)
+    cycle = [
+        target
+        for _, target in sorted((k / weight, target) for target, weight in weights for k in range(weight))
+    ]
     return [(cycle[i % len(cycle)], start + i) for i in range(count)]
