@@ -30,10 +30,14 @@ from cfmodel.errors import CfSerializationError, Span
 
 @dataclass(frozen=True, slots=True)
 class XmlLimits:
-    """Caps for reading: file size in bytes and element nesting depth."""
+    """Caps for reading: file size in bytes, element nesting depth, and the size of one
+    token (an attribute value, a run of text, a comment, a CDATA section), which is also
+    libxml2's cap on a single value (``huge_tree=False``): expat rescans an unfinished
+    token at every 1 MiB chunk pyexpat gives it, so one huge token costs quadratic time."""
 
     max_bytes: int = 512 * 1024 * 1024
     max_depth: int = 128
+    max_token_bytes: int = 10_000_000
 
 
 def _span(name: str, line: int | None = None, col: int | None = None) -> Span:
@@ -94,6 +98,41 @@ def check_document(data: bytes, name: str, limits: XmlLimits) -> None:
         message = f"document is {len(data)} bytes, over the limit of {limits.max_bytes}"
         raise _refuse(name, message, "too-large")
     _refuse_entity_declarations(data, name)
+    _refuse_huge_tokens(data, name, limits.max_token_bytes)
+
+
+def _refuse_huge_tokens(data: bytes, name: str, limit: int) -> None:
+    """Refuse a token longer than *limit*, in time linear in the data: a text or attribute
+    run holds no ``<``, so only a window of *limit* bytes without one can hide a long run,
+    and comments and CDATA sections are measured from their start to their end."""
+
+    def refuse(start: int, size: int) -> NoReturn:
+        line = data.count(b"\n", 0, start) + 1
+        message = f"one value, text or comment is over {limit:,} bytes ({size:,})"
+        raise _refuse(name, message, "too-large", line)
+
+    if len(data) <= limit:
+        return
+    for opener, closer in ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>")):
+        start = data.find(opener)
+        while start >= 0:
+            end = data.find(closer, start + len(opener))
+            end = len(data) if end < 0 else end
+            if end - start > limit:
+                refuse(start, end - start)
+            start = data.find(opener, end)
+    window = limit // 2
+    position = 0
+    while position + window < len(data):
+        if data.find(b"<", position, position + window) >= 0:
+            position += window
+            continue
+        before = data.rfind(b"<", 0, position) + 1
+        after = data.find(b"<", position + window)
+        after = len(data) if after < 0 else after
+        if after - before > limit:
+            refuse(before, after - before)
+        position = after
 
 
 def event_parser(name: str) -> Any:
