@@ -50,41 +50,53 @@ def _is_scalar(value: Any) -> bool:
     return isinstance(value, nodes.Name) or not (_is_node(value) or isinstance(value, list | tuple))
 
 
-def _dump(node: Any, depth: int, lines: list[str], label: str | None) -> None:
-    indent = "  " * depth
-    prefix = f"{label}: " if label else ""
-    if not _is_node(node):
-        lines.append(f"{indent}{prefix}{_scalar(node)}")
-        return
-    fields = [f for f in dataclasses.fields(node) if f.name != "span"]
-    head = [type(node).__name__]
-    span = getattr(node, "span", None)
-    if isinstance(span, Span):
-        head.append(_span_text(span))
-    children: list[tuple[str, Any]] = []
-    for f in fields:
-        value = getattr(node, f.name)
-        if _is_scalar(value):
-            head.append(f"{f.name}={_scalar(value)}")
-        else:
-            children.append((f.name, value))
-    lines.append(indent + prefix + " ".join(head))
-    for name, value in children:
-        if isinstance(value, list | tuple) and not _is_node(value):
-            _dump_sequence(name, value, depth + 1, lines)
-        else:
-            _dump(value, depth + 1, lines, name)
+def _dump(root: Any, root_depth: int, lines: list[str], root_label: str | None) -> None:
+    # An explicit stack, not recursion: a tree as deep as the parser allows (a long chain
+    # of `+`) is printed whatever Python's recursion limit.
+    stack: list[tuple[Any, int, str | None, bool]] = [(root, root_depth, root_label, False)]
+    while stack:
+        node, depth, label, is_sequence = stack.pop()
+        if is_sequence:
+            _dump_sequence(label or "", node, depth, lines, stack)
+            continue
+        indent = "  " * depth
+        prefix = f"{label}: " if label else ""
+        if not _is_node(node):
+            lines.append(f"{indent}{prefix}{_scalar(node)}")
+            continue
+        fields = [f for f in dataclasses.fields(node) if f.name != "span"]
+        head = [type(node).__name__]
+        span = getattr(node, "span", None)
+        if isinstance(span, Span):
+            head.append(_span_text(span))
+        children: list[tuple[str, Any]] = []
+        for f in fields:
+            value = getattr(node, f.name)
+            if _is_scalar(value):
+                head.append(f"{f.name}={_scalar(value)}")
+            else:
+                children.append((f.name, value))
+        lines.append(indent + prefix + " ".join(head))
+        for name, value in reversed(children):
+            sequence = isinstance(value, list | tuple) and not _is_node(value)
+            stack.append((value, depth + 1, name, sequence))
 
 
-def _dump_sequence(name: str, items: list[Any] | tuple[Any, ...], depth: int, lines: list[str]) -> None:
+def _dump_sequence(
+    name: str,
+    items: list[Any] | tuple[Any, ...],
+    depth: int,
+    lines: list[str],
+    stack: list[tuple[Any, int, str | None, bool]],
+) -> None:
     indent = "  " * depth
     if not items:
         lines.append(f"{indent}{name}: []")
         return
     lines.append(f"{indent}{name}:")
-    for item in items:
+    for item in reversed(items):
         if isinstance(item, tuple) and not _is_node(item):
             # (key, expression) pairs of a dict literal
-            _dump(item[1], depth + 1, lines, repr(item[0]))
+            stack.append((item[1], depth + 1, repr(item[0]), False))
         else:
-            _dump(item, depth + 1, lines, None)
+            stack.append((item, depth + 1, None, False))

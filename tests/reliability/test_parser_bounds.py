@@ -83,3 +83,17 @@ def test_cfenv_nesting_that_people_write_still_parses(tmp_path: Path) -> None:
     result = run_cli("env", "which", ".", cwd=tmp_path)
     # the file parses: the error is about the missing envdir
     assert "[envdir-not-found]" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("operator", ["+", " and "])
+def test_long_operator_chains_parse_check_and_print(tmp_path: Path, operator: str) -> None:
+    # item 3, parser side: 5,000 terms (the tree is 5,000 deep) are parsed, resolved and
+    # printed by `cfmodel parse`; the parse cache skips what it cannot pickle
+    term = "1" if operator == "+" else "true"
+    (tmp_path / "project.yml").write_text("name: p\n", encoding="utf-8")
+    (tmp_path / "main.cf").write_text("x = " + operator.join([term] * 5000) + "\n", encoding="utf-8")
+    for _ in range(2):  # cold, then through the cache
+        assert run_cli("check", ".", cwd=tmp_path).returncode == 0
+    printed = run_cli("parse", "main.cf", cwd=tmp_path)
+    assert printed.returncode == 0
+    assert printed.stdout.count("Literal") == 5000
