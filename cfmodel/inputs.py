@@ -15,7 +15,9 @@ Guarantees:
   laughs" bomb is small on disk and huge once anything walks it) or that nests deeper
   than `MAX_YAML_DEPTH`, and raises every problem as a `yaml.YAMLError` (limits as
   `YamlLimitError`, with the position of the offending node), so callers report all of
-  them the way they already report bad YAML. Its cost is linear in the text.
+  them the way they already report bad YAML; so are numbers longer than
+  `MAX_YAML_NUMBER_CHARS` and values its constructors cannot make (a 30th of February).
+  Its cost is linear in the text.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from cfmodel.errors import CfLoadError, Span
 MAX_TEXT_BYTES = 64 * 1024 * 1024
 MAX_YAML_NODES = 1_000_000  # scalars, lists and mappings, counting every alias expansion
 MAX_YAML_DEPTH = 200
+MAX_YAML_NUMBER_CHARS = 1000  # a hexadecimal number this long still prints in decimal
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 
 class YamlLimitError(yaml.MarkedYAMLError):
@@ -86,7 +90,10 @@ def load_yaml(text: str) -> Any:
         if node is None:
             return None
         _check_limits(node)
-        return loader.construct_document(node)
+        try:
+            return loader.construct_document(node)
+        except (ValueError, OverflowError) as error:  # a date that does not exist, ...
+            raise YamlLimitError(problem=f"a value cannot be read: {error}") from None
     finally:
         loader.dispose()
 
@@ -144,6 +151,15 @@ def _check_limits(root: yaml.Node) -> None:
             continue
         if key in expanded:
             continue
+        if (
+            isinstance(node, yaml.ScalarNode)
+            and node.tag in _NUMBER_TAGS
+            and len(node.value) > MAX_YAML_NUMBER_CHARS
+        ):
+            raise YamlLimitError(
+                problem=f"a number of more than {MAX_YAML_NUMBER_CHARS:,} characters",
+                problem_mark=node.start_mark,
+            )
         if depth > MAX_YAML_DEPTH:
             raise YamlLimitError(
                 problem=f"the document nests deeper than {MAX_YAML_DEPTH} levels",

@@ -1,0 +1,86 @@
+"""`cfmodel.inputs`: the limits every untrusted text file and YAML document is read with."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cfmodel import inputs
+from cfmodel.errors import CfLoadError
+
+
+def _bomb(width: int, depth: int) -> str:
+    return f"b0: &b0 [{', '.join(['x'] * width)}]\n" + "".join(
+        f"b{i}: &b{i} [{', '.join([f'*b{i - 1}'] * width)}]\n" for i in range(1, depth)
+    )
+
+
+def test_plain_yaml_with_aliases_loads() -> None:
+    assert inputs.load_yaml("a: &x {k: v}\nb: *x\nc: [1, 2.5, true, null]\n") == {
+        "a": {"k": "v"},
+        "b": {"k": "v"},
+        "c": [1, 2.5, True, None],
+    }
+    assert inputs.load_yaml("") is None
+
+
+@pytest.mark.parametrize(("width", "depth"), [(9, 9), (2, 40)])
+def test_alias_bombs_are_refused_at_once(width: int, depth: int) -> None:
+    start = time.process_time()
+    with pytest.raises(inputs.YamlLimitError, match="aliases expand the document past 1,000,000 values"):
+        inputs.load_yaml(_bomb(width, depth))
+    assert time.process_time() - start < 1.0
+
+
+def test_a_bomb_just_under_the_limit_loads() -> None:
+    assert len(inputs.load_yaml(_bomb(10, 5))["b4"]) == 10
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "k: " + "[" * 5000,
+        "k: " + "{" * 300,
+        "k: " + "- " * 5000 + "x",
+        "x:\n" + "".join(" " * i + f"a{i}:\n" for i in range(1, 400)),
+    ],
+)
+def test_deep_nesting_is_refused_quickly(text: str) -> None:
+    start = time.process_time()
+    with pytest.raises(yaml.YAMLError):
+        inputs.load_yaml(text)
+    assert time.process_time() - start < 2.0
+
+
+@pytest.mark.parametrize(
+    "text", ["k: " + "9" * 5000, "k: 0x" + "f" * 5000, "k: 2001-02-30", "k: !!python/object:os.system x"]
+)
+def test_values_python_cannot_or_must_not_make_are_yaml_errors(text: str) -> None:
+    with pytest.raises(yaml.YAMLError):
+        inputs.load_yaml(text)
+
+
+def test_not_utf8_is_located_at_the_first_bad_byte(tmp_path: Path) -> None:
+    path = tmp_path / "data.yaml"
+    path.write_bytes(b"a: 1\nb: caf\xe9\n")
+    with pytest.raises(CfLoadError) as info:
+        inputs.read_text(path, "data.yaml")
+    assert info.value.render() == (
+        "data.yaml:2:7: error: file is not valid UTF-8 text (byte 0xe9 cannot be decoded)  [not-utf8]"
+    )
+
+
+def test_a_file_over_the_cap_is_refused_before_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(inputs, "MAX_TEXT_BYTES", 100)
+    path = tmp_path / "big.cf"
+    path.write_bytes(b"x" * 101)
+    with pytest.raises(CfLoadError) as info:
+        inputs.read_text(path)
+    assert info.value.code == "too-large"
+    path.write_bytes(b"x" * 100)
+    assert inputs.read_text(path) == "x" * 100
