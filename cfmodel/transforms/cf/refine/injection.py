@@ -53,7 +53,8 @@ from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from cfmodel.errors import CfCompileError, CfEvaluationError, Diagnostic, Note, Span
+from cfmodel.errors import CfCompileError, CfEvaluationError, CfModelError, Diagnostic, Note, Span
+from cfmodel.inputs import load_yaml, read_text
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
 from cfmodel.transforms.cf import program as p
@@ -543,9 +544,6 @@ def has_bindings(root: Path, module_path: Sequence[Path]) -> bool:
         path = root / settings
         if path.is_file():
             import yaml
-
-            from cfmodel.errors import CfModelError
-            from cfmodel.inputs import load_yaml, read_text
 
             try:
                 data = load_yaml(read_text(path))
