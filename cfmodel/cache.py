@@ -48,7 +48,16 @@ def _code_fingerprint() -> bytes:
     # A change to the grammar or the tree builder invalidates every entry.
     here = Path(__file__).parent / "grammars"
     digest = hashlib.sha256(_FORMAT)
-    for name in ("cf.tx", "cf.py", "peg.py", "nodes.py", "strings.py", "positions.py", "common.py"):
+    for name in (
+        "cf.tx",
+        "cf.py",
+        "peg.py",
+        "nodes.py",
+        "strings.py",
+        "positions.py",
+        "common.py",
+        "frontend.py",
+    ):
         digest.update((here / name).read_bytes())
     return digest.digest()
 
