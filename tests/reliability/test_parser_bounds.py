@@ -97,3 +97,14 @@ def test_long_operator_chains_parse_check_and_print(tmp_path: Path, operator: st
     printed = run_cli("parse", "main.cf", cwd=tmp_path)
     assert printed.returncode == 0
     assert printed.stdout.count("Literal") == 5000
+
+
+def test_an_envdir_name_too_long_for_the_file_system_is_not_found_not_a_crash(tmp_path: Path) -> None:
+    # found by the fuzzing harness (project inputs 13823, 16736, 18116 of its first long run)
+    (tmp_path / "environments.cfenv").write_text(
+        "site {\n  environment { 'production': envdir => '" + "d" * 300 + "' }\n}\n", encoding="utf-8"
+    )
+    result = run_cli("env", "which", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("environments.cfenv:2:"), result.stderr
+    assert "[envdir-not-found]" in result.stderr

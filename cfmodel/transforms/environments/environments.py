@@ -186,7 +186,7 @@ def evaluate_environments(
     """
     root = Path(os.path.abspath(confdir))
     path = Path(file) if file is not None else Path(confdir) / ENVIRONMENTS_FILE
-    parsed = parse_file(path) if path.exists() else None
+    parsed = parse_file(path) if _exists(path) else None
     run = _Run(root, path, parsed, facts, agent_environment, proposal, agent_source)
     return run.evaluation()
 
@@ -541,7 +541,7 @@ class _Run:
             self.diags.error(declared.span, message, "missing-envdir")
             return None
         directory = _resolve(self.confdir, str(envdir[0]))
-        if not directory.is_dir():
+        if not _is_dir(directory):
             message = f"the envdir of environment '{declared.name}' does not exist: {directory}"
             self.diags.error(envdir[1], message, "envdir-not-found")
             return None
@@ -551,7 +551,7 @@ class _Run:
         lookup = self.layered(self.defaults)
         envdir = lookup("envdir")
         directory = _resolve(self.confdir, str(envdir[0])) if envdir is not None else self.confdir
-        if envdir is not None and not directory.is_dir():
+        if envdir is not None and not _is_dir(directory):
             message = f"the envdir of the automatic environment 'production' does not exist: {directory}"
             self.diags.error(envdir[1], message, "envdir-not-found")
             return None
@@ -562,7 +562,7 @@ class _Run:
             return {}, None
         declared = self.dynamic
         directory = _resolve(self.confdir, declared.name)
-        if not directory.is_dir():
+        if not _is_dir(directory):
             span = self.spans.get(declared.obj.title) or declared.span
             message = f"the dynamic_environments directory does not exist: {directory}"
             self.diags.error(span, message, "dynamic-dir-not-found")
@@ -570,7 +570,7 @@ class _Run:
         lookup = self.layered(declared, self.defaults)
         found: dict[str, Environment] = {}
         for sub in sorted(directory.iterdir()):
-            if sub.is_dir() and not sub.name.startswith("."):
+            if _is_dir(sub) and not sub.name.startswith("."):
                 found[sub.name] = self.environment_at(
                     sub.name, EnvironmentKind.DYNAMIC, sub, lookup, declared
                 )
@@ -610,7 +610,7 @@ class _Run:
         """The default module path: ``modulepath`` of ``<envdir>/project.yml``, else ``libs``."""
         for file_name in _PROJECT_FILES:
             settings = envdir / file_name
-            if not settings.is_file():
+            if not _is_file(settings):
                 continue
             try:
                 data = load_yaml(read_text(settings)) or {}
@@ -649,3 +649,24 @@ def _split_path(value: Value) -> list[str]:
 def _resolve(base: Path, text: str) -> Path:
     """``text`` against ``base`` unless absolute; normalized (``..`` folded), symlinks kept."""
     return Path(os.path.normpath(base / text))
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long for the file system: no such directory
+        return False
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
