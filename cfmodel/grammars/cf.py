@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -459,7 +460,9 @@ class _Builder:
 
     def _check_regex(self, regex: nodes.Regex) -> None:
         try:
-            re.compile(regex.pattern)
+            with warnings.catch_warnings():  # "possible nested set" and the like: not ours to say
+                warnings.simplefilter("ignore", FutureWarning)
+                re.compile(regex.pattern)
         except re.error as error:
             raise CfSyntaxError(f"invalid regex /{regex.pattern}/: {error}", regex.span, "regex") from None
 

@@ -31,6 +31,7 @@ import shutil
 import tempfile
 import time
 import traceback
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -470,6 +471,9 @@ class Report:
 
 
 def _worker(connection: multiprocessing.connection.Connection) -> None:
+    # a warning (Python's FutureWarning on a user's regex, ...) is no crash, even where the
+    # tests turn warnings into errors
+    warnings.simplefilter("ignore")
     with contextlib.suppress(ValueError, OSError):  # a hard cap well above the limit watched
         resource.setrlimit(resource.RLIMIT_AS, (4 * MEMORY_LIMIT, resource.RLIM_INFINITY))
     while True:
