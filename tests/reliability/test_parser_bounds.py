@@ -108,3 +108,16 @@ def test_an_envdir_name_too_long_for_the_file_system_is_not_found_not_a_crash(tm
     assert result.returncode == 1
     assert result.stderr.startswith("environments.cfenv:2:"), result.stderr
     assert "[envdir-not-found]" in result.stderr
+
+
+def test_a_module_path_too_long_for_the_file_system_is_no_crash(tmp_path: Path) -> None:
+    # found by the fuzzing harness (project input 2012756): a modulepath from the cfenv
+    (tmp_path / "production").mkdir()
+    (tmp_path / "production" / "main.cf").write_text("", encoding="utf-8")
+    (tmp_path / "environments.cfenv").write_text(
+        "site {\n  Environment { modulepath => ['" + "m" * 300 + "'] }\n"
+        "  environment { 'production': envdir => 'production' }\n}\n",
+        encoding="utf-8",
+    )
+    result = run_cli("env", "which", ".", cwd=tmp_path)
+    assert result.returncode in (0, 1), result.stderr

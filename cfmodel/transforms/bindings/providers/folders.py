@@ -50,9 +50,9 @@ class ModuleProvider:
         """Every module with a ``bindings`` folder, by name (the first on the path wins)."""
         if not self._modules:
             for directory in self.module_path:
-                children = sorted(directory.iterdir()) if directory.is_dir() else []
+                children = sorted(directory.iterdir()) if _is_dir(directory) else []
                 for child in children:
-                    if (child / BINDINGS_DIR).is_dir():
+                    if _is_dir(child / BINDINGS_DIR):
                         self._modules.setdefault(child.name, child)
         return self._modules
 
@@ -112,3 +112,10 @@ def _named_as_file(parsed: ParsedBindings, relative: Path, prefix: str, diags: D
     span = parsed.spans.get(parsed.named_bindings[0]) if names else Span(parsed.file, 1, 1, 1, 1)
     diags.error(span, message, "bindings-name-mismatch")
     return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long for the file system (a module path from the data)
+        return False
