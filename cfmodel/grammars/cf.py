@@ -227,11 +227,7 @@ def _syntax_error(failure: peg.Failure, text: str, file: str) -> CfSyntaxError:
     return CfSyntaxError(message, Span(file, line, col, line, end_col), "syntax", notes)
 
 
-_BLOCK_LINE = re.compile(
-    r"^[ \t]*(?:(?P<kw>entity|implementation|for|if)\b(?P<head>[^\n]*?)"
-    r"|(?P<anon>[^\n]*\)))[ \t]*:[ \t]*$|^[ \t]*(?P<end>end)[ \t]*$",
-    re.M,
-)
+_BLOCK_KEYWORD = re.compile(r"(?:entity|implementation|for|if)\b")
 _STRIP_STRINGS = re.compile(
     r'"""[\s\S]*?"""' r"|'''[\s\S]*?'''" r'|"(?:[^"\\\n]|\\.)*"' r"|'(?:[^'\\\n]|\\.)*'"
 )
@@ -249,16 +245,22 @@ def _innermost_open_block(text: str, file: str) -> str | None:
 def _open_block(text: str) -> tuple[str, int, int] | None:
     """(header, line, column) of the last block in *text* that an `end` never closed."""
     text = _STRIP_STRINGS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    # One pass over the lines with string operations (a regex over each line backtracked
+    # quadratically on a long one): a block opens on a line that starts with a block
+    # keyword, or ends with `)`, and ends with `:`; a line that is `end` closes one.
     stack: list[tuple[str, int, int]] = []
-    for match in _BLOCK_LINE.finditer(text):
-        if match.group("end"):
+    for number, raw in enumerate(text.split("\n"), 1):
+        content = raw.lstrip(" \t")
+        stripped = content.rstrip(" \t")
+        if stripped == "end":
             if stack:
                 stack.pop()
             continue
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        indent = len(match.group(0)) - len(match.group(0).lstrip())
-        line = text.count("\n", 0, match.start()) + 1
-        stack.append((match.group(0).strip(), line, match.start() - line_start + indent + 1))
+        if not stripped.endswith(":"):
+            continue
+        head = stripped[:-1].rstrip(" \t")
+        if _BLOCK_KEYWORD.match(stripped) or head.endswith(")"):
+            stack.append((stripped, number, len(raw) - len(content) + 1))
     if not stack:
         return None
     header, line, col = stack[-1]

@@ -121,3 +121,13 @@ def test_a_module_path_too_long_for_the_file_system_is_no_crash(tmp_path: Path) 
     )
     result = run_cli("env", "which", ".", cwd=tmp_path)
     assert result.returncode in (0, 1), result.stderr
+
+
+def test_an_unclosed_block_after_a_1_mb_line_is_reported_quickly(tmp_path: Path) -> None:
+    # found by the fuzzing harness (cf input 2027571): describing the open block ran a
+    # regex that backtracked quadratically over a long line (22 s for 105 kB; 1 MB: hours)
+    long_line = '    "' + "x" * 1_000_000 + '"\n'  # blanked to spaces before the block search
+    (tmp_path / "main.cf").write_text("if b:\n" + long_line, encoding="utf-8")
+    result = run_cli("parse", "main.cf", cwd=tmp_path, timeout=60)
+    assert result.returncode == 1
+    assert "(expected 'end' to close 'if b' opened at main.cf:1:1)" in result.stderr, result.stderr
