@@ -25,6 +25,7 @@ own); its nsURI is resolved against cfmodel's ``std`` when no ``std.ecore`` is g
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,7 +49,8 @@ from cfmodel.serializers.base import ECORE_NS, XMI_NS, local_registry, register_
 from cfmodel.serializers.xmlsafe import XmlLimits, parse_file
 from cfmodel.transforms.cf import lift as lf
 from cfmodel.transforms.cf.resolve import iter_expressions, resolve
-from cfmodel.transforms.cf.unparse import literal
+from cfmodel.transforms.cf.unparse import literal, to_source
+from cfmodel.transforms.cf.xsdregex import cf_regex_literal, xsd_to_python
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 STD_URI = lf.namespace_uri("std")
@@ -412,7 +414,6 @@ class _Importer:
             module = parse_str(f"x = {text}\n", "<annotation>")
         except CfModelError:  # a foreign annotation may hold anything
             return
-
         for statement in module.statements:
             if not isinstance(statement, nodes.Assignment):
                 continue
@@ -465,8 +466,14 @@ class _Importer:
                 self.datatype(classifier, here)
         if constructors is not None:
             for key, value in constructors.details.items():
-                here.constructors.append((str(key), str(value)))
-                self.need_names_in(here, str(value))
+                text = cf_expression(str(value), constructor=True)
+                if text is None:
+                    here.notes.append(
+                        f"constructor typedef {str(key)!r}: {str(value)!r} is not a constructor; left out"
+                    )
+                    continue
+                here.constructors.append((_safe_name(str(key)), text))
+                self.need_names_in(here, text)
         for classifier in package.eClassifiers:
             if isinstance(classifier, EClass):
                 for feature in classifier.eStructuralFeatures:
@@ -497,17 +504,36 @@ class _Importer:
         if annotation is not None:
             details = {str(k): str(v) for k, v in annotation.details.items()}
             base = details.get("base", "string")
+            if not _TYPE_NAME.match(base):
+                here.notes.append(f"typedef {name}: base {base!r} is not a type name; string used")
+                base = "string"
             if "::" in base:
                 base = self.typedef_ref(base, here)
+            constraint: str | None
             if "regex" in details:
-                constraint = f"/{details['regex']}/"
+                constraint = _python_regex(details["regex"])
+                if constraint is None:
+                    here.notes.append(
+                        f"typedef {name}: regex {details['regex']!r} is not a valid regex; left out"
+                    )
             else:
-                constraint = details.get("condition", "self == self")
-                self.need_names_in(here, constraint)
-            here.typedefs.append(Typedef(name, base, constraint, docstring(_documentation(datatype))))
+                constraint = cf_expression(details.get("condition", "self == self"), condition=True)
+                if constraint is None:
+                    here.notes.append(
+                        f"typedef {name}: {details.get('condition')!r} is not one .cf condition; left out"
+                    )
+                else:
+                    self.need_names_in(here, constraint)
+            here.typedefs.append(
+                Typedef(name, base, constraint or "self == self", docstring(_documentation(datatype)))
+            )
             return
         facets = _facets(datatype)
-        if facets is not None:
+        if isinstance(facets, str):
+            here.notes.append(
+                f"data type {datatype.name!r}: {facets}; mapped to {_foreign_primitive(datatype)}"
+            )
+        elif facets is not None:
             base, constraint = facets
             here.typedefs.append(Typedef(name, base, constraint, docstring(_documentation(datatype))))
             return
@@ -556,10 +582,15 @@ class _Importer:
                 if inherited is None:
                     continue
                 type_text, _ = self.attribute_type(inherited, here)
-                text = str(value)
+                text: str | None = str(value)
+                note = None
                 if text and text != "undef":
-                    self.need_names_in(here, text)
-                attributes.append(Attribute(type_text, _safe_name(str(key)), text or None))
+                    text = cf_expression(text)
+                    if text is None:
+                        note = f"the default {str(value)!r} is not one .cf expression; left out"
+                    else:
+                        self.need_names_in(here, text)
+                attributes.append(Attribute(type_text, _safe_name(str(key)), text or None, note))
         index = eclass.getEAnnotation(lf.INDEX)
         indexes = [
             ", ".join(_safe_name(n.strip()) for n in str(v).split(","))
@@ -571,7 +602,7 @@ class _Importer:
     def attribute_type(self, feature: EAttribute, here: NamespaceFile) -> tuple[str, str | None]:
         """The cf type of an attribute, and a note when the mapping lost something."""
         declared = lf.cf_type_of(feature)
-        if declared is not None:
+        if declared is not None and _TYPE_TEXT.match(declared):
             return declared, None
         etype = feature.eType
         note = None
@@ -585,7 +616,7 @@ class _Importer:
             base = self.names[id(etype)]
             note = f"{feature.name}: data type {etype.name} ({etype.instanceClassName}) mapped to {base}"
         else:
-            if etype.getEAnnotation(lf.TYPEDEF) is None and _facets(etype) is None:
+            if etype.getEAnnotation(lf.TYPEDEF) is None and not isinstance(_facets(etype), tuple):
                 base = _foreign_primitive(etype)
                 note = f"{feature.name}: data type {etype.name} ({etype.instanceClassName}) mapped to {base}"
             else:
@@ -605,8 +636,11 @@ class _Importer:
         annotation = feature.getEAnnotation(lf.DEFAULT)
         default: str | None = None
         if annotation is not None and annotation.details.get("value") is not None:
-            default = str(annotation.details["value"])
-            self.need_names_in(here, default)
+            default = cf_expression(str(annotation.details["value"]))
+            if default is None:
+                note = f"the default {str(annotation.details['value'])!r} is not one .cf expression; left out"
+            else:
+                self.need_names_in(here, default)
         elif feature.defaultValueLiteral is not None:
             default = self.default_literal(feature, type_text)
         return Attribute(type_text, name, default, note)
@@ -626,9 +660,8 @@ class _Importer:
             if primitive == "int":
                 return literal(int(text.strip()))
             if primitive == "float":
-                if "number" in type_text:
-                    return literal(float(text))
-                return literal(float(Decimal(text.strip())))
+                number = float(text) if "number" in type_text else float(Decimal(text.strip()))
+                return literal(number) if math.isfinite(number) else literal(text)
             if primitive == "bool":
                 return literal(text.strip().lower() == "true")
         except (ValueError, InvalidOperation):
@@ -669,12 +702,18 @@ class _Importer:
         else:
             right = self.ref(feature.eType, here)
         arrow = "--"
-        if details.get("annotations"):
-            arrow = details["annotations"]
-            self.need_names_in(here, arrow)
         note = None
+        if details.get("annotations"):
+            found = cf_expression(f"[{details['annotations']}]")
+            if found is None:
+                note = f"the annotations {details['annotations']!r} are not .cf expressions; left out"
+            else:
+                arrow = found[1:-1]
+                self.need_names_in(here, arrow)
         if feature.containment or (opposite is not None and opposite.containment):
-            note = f"{owner.name}.{feature.name}: containment is not kept (relations do not contain)"
+            note = (
+                note + "; " if note else ""
+            ) + f"{owner.name}.{feature.name}: containment is not kept (relations do not contain)"
         here.relations.append(Relation(f"{left} {arrow} {right}", docstring(_documentation(feature)), note))
 
 
@@ -711,47 +750,112 @@ def _foreign_primitive(datatype: Any) -> str:
     return _JAVA_PRIMITIVES.get(datatype.instanceClassName or "", "string")
 
 
-def _facets(datatype: Any) -> tuple[str, str] | None:
-    """(base, constraint) from ExtendedMetaData facets of a foreign data type, if any."""
+def _facets(datatype: Any) -> tuple[str, str] | str | None:
+    """(base, constraint) from ExtendedMetaData facets of a foreign data type, if any.
+
+    A string instead: why the facets could not be translated exactly (the data type is
+    then used as its primitive, and the reason becomes a ``# note:``).
+    """
     annotation = datatype.getEAnnotation(EXTENDED_METADATA)
     if annotation is None:
         return None
     details = {str(k): str(v) for k, v in annotation.details.items()}
     base = _foreign_primitive(datatype)
     if "pattern" in details:
-        patterns = details["pattern"].split()
-        body = patterns[0] if len(patterns) == 1 else "|".join(f"(?:{p})" for p in patterns)
-        return "string", f"/^(?:{body})$/"
+        # EMF keeps the patterns of one derivation step space-separated (either may match)
+        patterns = [p.replace("\\u0020", " ") for p in details["pattern"].split()]
+        translated = [xsd_to_python(p) for p in patterns]
+        if not patterns or any(t is None for t in translated):
+            return f"the XML Schema pattern {details['pattern']!r} has no exact Python regex"
+        body = "|".join(f"(?:{t})" for t in translated) if len(translated) > 1 else str(translated[0])
+        return "string", cf_regex_literal(body)
     conditions: list[str] = []
     if "enumeration" in details:
         values = details["enumeration"].split()
-        items = ", ".join(literal(_typed(v, base)) for v in values)
-        conditions.append(f"self in [{items}]")
+        typed = [_typed(v, base) for v in values]
+        if any(v is None for v in typed):
+            return f"the enumeration {details['enumeration']!r} does not fit {base}"
+        conditions.append(f"self in [{', '.join(literal(v) for v in typed)}]")
     bounds = (("minInclusive", ">="), ("maxInclusive", "<="), ("minExclusive", ">"), ("maxExclusive", "<"))
     for key, op in bounds:
         if key in details:
-            conditions.append(f"self {op} {literal(_typed(details[key], base))}")
+            value = _typed(details[key], base)
+            if value is None or isinstance(value, str):
+                return f"the bound {key}={details[key]!r} does not fit {base}"
+            conditions.append(f"self {op} {literal(value)}")
     if not conditions:
         return None
     return base, " and ".join(conditions)
 
 
 def _typed(text: str, base: str) -> Any:
+    """*text* as a value of *base* (None: it is not one, or not a finite number)."""
     try:
         if base == "int":
-            return int(text)
+            return int(text.strip())
         if base == "float":
-            return float(text)
+            value = float(text.strip())
+            return value if math.isfinite(value) else None
     except ValueError:
-        return text
+        return None
     return text
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_TYPE_TEXT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*(\[\])?\??\Z")
+
+
+def _python_regex(pattern: str) -> str | None:
+    """A typedef regex from an annotation as a safe ``/…/`` token (None: not a regex)."""
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return None
+    return cf_regex_literal(pattern)
+
+
+def cf_expression(text: str, constructor: bool = False, condition: bool = False) -> str | None:
+    """*text* as exactly one ``.cf`` expression, re-written from its syntax tree.
+
+    A metamodel's annotations are untrusted text: only what parses as one expression
+    (a constructor call when *constructor*; one that names ``self`` when *condition*)
+    comes back, printed by the unparser, so no comment, line break or second statement
+    can ever reach the generated file.
+    """
+    if "\n" in text or "\r" in text or len(text) > 100_000:
+        return None
+    try:
+        module = parse_str(f"x = {text}\n", "<annotation>")
+    except (CfModelError, RecursionError):
+        return None
+    if len(module.statements) != 1 or not isinstance(module.statements[0], nodes.Assignment):
+        return None
+    value = module.statements[0].value
+    if constructor and not isinstance(value, nodes.Constructor):
+        return None
+    if condition and not any(
+        isinstance(e, nodes.Reference) and e.name.text == "self" for e in iter_expressions(value)
+    ):
+        return None
+    try:
+        return to_source(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 # ---------------------------------------------------------------------- rendering
 
 
+def comment_text(text: str) -> str:
+    """*text* fit for the rest of a ``# …`` line: every line break or control character
+    written as an escape, so a comment never ends early."""
+    return "".join(
+        ch if ch.isprintable() and ch not in "\u2028\u2029" else ascii(ch)[1:-1] for ch in str(text)
+    )
+
+
 def _environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(TEMPLATES)),
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -759,6 +863,8 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
         autoescape=False,
     )
+    env.filters["comment"] = comment_text
+    return env
 
 
 def render_project(roots: list[EPackage], rset: ResourceSet, name: str = "imported") -> dict[str, str]:
