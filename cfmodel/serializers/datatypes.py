@@ -186,6 +186,46 @@ def codec_for(dt: EDataType) -> Codec:
     return codec
 
 
+def make_faithful(dt: EDataType) -> EDataType:
+    """Give one of our own data types (or enums) EMF's conversions inside PyEcore.
+
+    PyEcore's ``EDataType.from_string`` returns the text unchanged and its default for
+    ``java.lang.Boolean`` is ``False``, so an unset attribute of such a type read
+    ``"443"`` where EMF reads ``443``, and ``False`` where EMF reads null. After this,
+    PyEcore's ``eGet`` of an unset attribute, its ``from_string`` and ``to_string`` of
+    *dt* give EMF's values and literals. Ecore's own built-ins (shared, process-global
+    PyEcore objects) are never changed; types without an EMF-faithful codec are left as
+    they are (validation reports them).
+    """
+    if is_ecore_builtin(dt):
+        return dt
+    try:
+        codec = codec_for(dt)
+    except CfSerializationError:
+        return dt
+
+    def from_string(text: Any) -> Any:
+        if not isinstance(text, str):
+            return text
+        try:
+            return codec.from_literal(text)
+        except (ValueError, InvalidOperation, OverflowError):
+            return text  # as PyEcore did; validation reports the literal
+
+    dt.from_string = from_string
+    dt.to_string = codec.to_literal
+    if not isinstance(dt, EEnum):
+        python_type = _PYTHON_TYPES.get(codec.name)
+        if python_type is not None and dt.eType is object:  # PyEcore knows no Java class for it
+            dt.eType = python_type
+        dt.type_as_factory = False
+        dt.default_value = codec.emf_default
+    return dt
+
+
+_PYTHON_TYPES: dict[str, type] = {"EBigDecimal": Decimal, "EBigInteger": int, "EDate": datetime}
+
+
 def _enum_codec(enum: EEnum) -> Codec:
     literals = list(enum.eLiterals)
     by_text = {literal_text(lit): lit for lit in literals}

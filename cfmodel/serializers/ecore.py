@@ -38,7 +38,7 @@ from pyecore.ecore import (
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError, Span
-from cfmodel.serializers import atomic, model, validate
+from cfmodel.serializers import atomic, datatypes, model, validate
 from cfmodel.serializers.base import (
     ECORE_NS,
     XMI_NS,
@@ -371,6 +371,9 @@ class _Reader:
         return f
 
     def resolve(self) -> None:
+        for _, obj, _ in self.pending:  # first: features copy their type's default
+            if isinstance(obj, EDataType):  # enums too, now that their literals are read
+                datatypes.make_faithful(obj)
         for el, obj, root in self.pending:
             if isinstance(obj, EClass):
                 for ref in (el.get("eSuperTypes") or "").split():

@@ -60,12 +60,13 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSemanticError, CfUsageError, Span
 from cfmodel.grammars import nodes
-from cfmodel.serializers import atomic
+from cfmodel.serializers import atomic, datatypes
 from cfmodel.serializers import ecore as ecore_format
 from cfmodel.serializers.base import register_packages
 from cfmodel.serializers.validate import check_packages
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.conditions import ConstantError, NotChecked, evaluate
+from cfmodel.transforms.cf.facets import EXTENDED_METADATA, facets_of
 from cfmodel.transforms.cf.unparse import to_source
 
 DEFAULT_URI_BASE = "http://cfmodel.org/model/"
@@ -436,6 +437,9 @@ class _Lifter:
             self.package(name)
         for name in names:
             self.classifiers(self.program.namespaces[name])
+        for name in names:
+            for typedef in self.program.namespaces[name].typedefs.values():
+                self.facets(typedef)
         for entity in self.program.entities():
             self.supertypes(entity)
         self.shared_attributes()
@@ -542,7 +546,19 @@ class _Lifter:
         self.document(datatype, typedef.doc)
         self.located(datatype, typedef.node.name.span)
         self.datatypes[id(typedef)] = datatype
-        return datatype
+        return datatypes.make_faithful(datatype)
+
+    def facets(self, typedef: p.Typedef) -> None:
+        """EMF's own form of the constraint (ExtendedMetaData facets, ``baseType``)."""
+        datatype = self.datatypes.get(id(typedef))
+        if datatype is None:
+            return
+        details = facets_of(typedef)
+        if typedef.parent is not None:
+            base = self.datatypes[id(typedef.parent)]
+            same = base.ePackage is datatype.ePackage
+            details["baseType"] = base.name if same else f"{base.ePackage.nsURI}#{base.name}"
+        self.annotate(datatype, EXTENDED_METADATA, details)
 
     def enum(self, enum: p.EnumType) -> EEnum:
         eenum = EEnum(enum.name)
@@ -558,7 +574,7 @@ class _Lifter:
         self.annotate(eenum, ENUM, tree)
         self.located(eenum, enum.span)
         self.enums[id(enum)] = eenum
-        return eenum
+        return datatypes.make_faithful(eenum)
 
     # -- classes
 
