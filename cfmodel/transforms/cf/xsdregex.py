@@ -247,13 +247,19 @@ class _XsdParser:
         raise _UntranslatableError(f"unknown escape \\{ch}")
 
     def char_class(self, depth: int) -> str:
-        """After ``[``: a class, with XML Schema's subtraction ``[base-[excluded]]``."""
+        """After ``[``: a class, with XML Schema's subtraction ``[base-[excluded]]``.
+
+        A negated escape inside a class (``[\\s\\S]``, ``[a\\P{L}]``) has no Python class
+        form: it becomes an alternative beside the class (only in a class that is not
+        itself negated).
+        """
         if depth > MAX_DEPTH:
             raise _UntranslatableError("too deep")
         negated = self.peek() == "^"
         if negated:
             self.pos += 1
         items: list[str] = []
+        alternatives: list[str] = []
         first = True
         while True:
             ch = self.peek()
@@ -261,16 +267,13 @@ class _XsdParser:
                 raise _UntranslatableError("unclosed class")
             if ch == "]" and not first:
                 self.pos += 1
-                body = "".join(items)
-                return f"[^{body}]" if negated else f"[{body}]"
+                return self.class_text(items, alternatives, negated)
             if ch == "-" and self.text.startswith("-[", self.pos) and not first:
                 self.pos += 2
                 excluded = self.char_class(depth + 1)
                 if self.take() != "]":
                     raise _UntranslatableError("subtraction must end the class")
-                body = "".join(items)
-                base = f"[^{body}]" if negated else f"[{body}]"
-                return f"(?:(?!{excluded}){base})"
+                return f"(?:(?!{excluded}){self.class_text(items, alternatives, negated)})"
             first = False
             start = self.class_char()
             if (
@@ -285,11 +288,25 @@ class _XsdParser:
                 items.append(f"{_class_char(start)}-{_class_char(end)}")
             elif len(start) == 1:
                 items.append(_class_char(start))
+            elif start[0] == "\x01":
+                alternatives.append(start[1:])
             else:
                 items.append(start[1:])  # a multi-character escape's class body
 
+    @staticmethod
+    def class_text(items: list[str], alternatives: list[str], negated: bool) -> str:
+        body = "".join(items)
+        if not alternatives:
+            if not body:
+                raise _UntranslatableError("empty class")
+            return f"[^{body}]" if negated else f"[{body}]"
+        if negated:
+            raise _UntranslatableError("a negated escape inside a negated class")
+        return "(?:" + "|".join(([f"[{body}]"] if body else []) + alternatives) + ")"
+
     def class_char(self) -> str:
-        """One character (length 1) or ``\\x00``-prefixed class body of an escape."""
+        """One character (length 1), ``\\x00`` + the class body of an escape, or
+        ``\\x01`` + an atom (a negated escape)."""
         ch = self.take()
         if ch == "\\":
             nxt = self.peek()
@@ -299,6 +316,8 @@ class _XsdParser:
             if nxt is not None and nxt in _XSD_ESCAPABLE:
                 self.pos += 1
                 return nxt
+            if nxt in ("S", "I", "C", "D", "w", "P"):  # negated: an alternative, as an atom
+                return "\x01" + self.escape(in_class=False)
             return "\x00" + self.escape(in_class=True)
         if ch == "[":
             raise _UntranslatableError("[ inside a class")
