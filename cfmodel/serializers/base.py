@@ -124,3 +124,42 @@ def ids_from(id_of: IdFunction | None, objects: Iterable[EObject]) -> dict[EObje
     if None not in idents:  # every object named (the common case), at C speed
         return dict(zip(objects, idents, strict=True))
     return {obj: ident for obj, ident in zip(objects, idents, strict=True) if ident is not None}
+
+
+PROXY_KEY = "_cfmodel_proxy_uri"  # on a proxy: the URI of the object it stands for
+IDS_KEY = "_cfmodel_ids"  # on a resource a reader made: its objects' ids
+
+
+def proxy_uri(obj: Any) -> str | None:
+    """The URI a proxy stands for (None: not a proxy; see `crossrefs.proxy`)."""
+    found = obj.__dict__.get(PROXY_KEY) if hasattr(obj, "__dict__") else None
+    return str(found) if found is not None else None
+
+
+def emf_uri(obj: EObject) -> str | None:
+    """EMF's URI of an object in a resource (``file:/abs/doc.xmi#id`` or ``#//@a.0``),
+    as ``EcoreUtil.getURI`` gives it; None when it is in no resource with a location."""
+    resource = obj.eResource  # a property in PyEcore
+    if resource is None or getattr(resource, "uri", None) is None:
+        return None
+    location = resource.uri.plain
+    base = "file:" + str(Path(location).absolute()) if ":" not in location[:10] else location
+    ids = resource.__dict__.get(IDS_KEY) or {}
+    ident = ids.get(obj)
+    if ident is not None:
+        return f"{base}#{ident}"
+    steps: list[str] = []
+    current: Any = obj
+    while True:
+        container = current.eContainer()
+        if not isinstance(container, EObject):
+            roots = list(resource.contents)
+            head = "/" if len(roots) == 1 else f"/{next(i for i, r in enumerate(roots) if r is current)}"
+            break
+        f = current.eContainmentFeature()
+        step = f"@{f.name}"
+        if f.many:
+            step += f".{list(container.eGet(f)).index(current)}"
+        steps.append(step)
+        current = container
+    return f"{base}#{head}{'/' if steps else ''}{'/'.join(reversed(steps))}"

@@ -26,6 +26,7 @@ from pyecore.ecore import EAttribute, EClass, EEnum, EEnumLiteral, EObject, EPac
 
 from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import model
+from cfmodel.serializers.base import emf_uri, proxy_uri
 
 
 def quote(text: str | None) -> str:
@@ -227,7 +228,12 @@ def value(v: Any, paths: Callable[[EObject], str], inside: set[int]) -> str:
     if isinstance(v, EEnumLiteral):
         return str(v.name)
     if isinstance(v, EObject):
-        return f"@{paths(v)}" if id(v) in inside else f"extern:{v.eClass.name}"
+        if id(v) in inside:
+            return f"@{paths(v)}"
+        uri = proxy_uri(v)
+        if uri is not None:
+            return f"proxy:{uri}"
+        return f"extern:{emf_uri(v) or v.eClass.name}"
     if isinstance(v, bool):
         return _bool(v)
     if isinstance(v, int):

@@ -173,8 +173,10 @@ def codec_for(dt: EDataType) -> Codec:
         return _enum_codec(dt)
     if is_ecore_builtin(dt):
         key: str | None = dt.name
+    elif dt.instanceClassName is None:
+        key = "EString"  # EMF keeps the values of a data type with no Java class as strings
     else:
-        key = _BY_JAVA_CLASS.get(dt.instanceClassName or "")
+        key = _BY_JAVA_CLASS.get(dt.instanceClassName)
     codec = _BY_ECORE_NAME.get(key or "")
     if codec is None:
         raise CfSerializationError(

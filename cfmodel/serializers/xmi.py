@@ -57,6 +57,7 @@ from cfmodel.metamodel.runtime import codegen, fastpath
 from cfmodel.serializers import (
     atomic,
     canonical,
+    crossrefs,
     datatypes,
     linking,
     model,
@@ -65,6 +66,7 @@ from cfmodel.serializers import (
     xmlsafe,
 )
 from cfmodel.serializers.base import (
+    IDS_KEY,
     XMI_NS,
     XSI_NS,
     Document,
@@ -92,6 +94,11 @@ class XmiOptions:
     id_of: IdFunction | None = None
     limits: XmlLimits = field(default_factory=XmlLimits)
     scan: bool = True
+    # reading references to other documents (``href``, ``other.xmi#//@a.0``): a prefix of
+    # their URIs → its replacement (``platform:/resource/`` → a workspace directory);
+    # whether documents that exist on disk are read at once (else: proxies)
+    uri_map: Mapping[str, str] = field(default_factory=dict)
+    load_references: bool = True
 
 
 # ---- writing --------------------------------------------------------------------------
@@ -735,7 +742,7 @@ def from_bytes(
             scanned = _scanned(data, name, resource_set)
             if scanned is not None:
                 return scanned
-        reader = _Reader(name, resource_set, opts.limits.max_depth)
+        reader = _Reader(name, resource_set, opts.limits.max_depth, opts)
         xmlsafe.feed(reader.parser, data, name, opts.limits, checked=True)
         return reader.document()
 
@@ -1052,9 +1059,12 @@ def _dispatch(keys: list[str], branches: dict[str, list[str]], depth: int) -> li
 class _Reader:
     """Builds objects while expat streams the document (see the frame kinds above)."""
 
-    def __init__(self, name: str, rset: ResourceSet, max_depth: int) -> None:
+    def __init__(
+        self, name: str, rset: ResourceSet, max_depth: int, options: XmiOptions | None = None
+    ) -> None:
         self.name = name
         self.rset = rset
+        self.options = options or XmiOptions()
         self.max_depth = max_depth
         self.registry = local_registry(rset)
         self.by_tag: dict[str, _ReadPlan] = {}
@@ -1067,6 +1077,7 @@ class _Reader:
         self.roots: list[EObject] = []
         self.stack: list[Any] = [(_DOC,)]
         self.prefixes: dict[str | None, list[str]] = {}
+        self.seen_prefixes: dict[str | None, str] = {}
         self.parser = p = xmlsafe.event_parser(name)
         p.StartElementHandler, p.EndElementHandler = self.handlers()
         p.StartNamespaceDeclHandler = self.namespace_start
@@ -1077,8 +1088,14 @@ class _Reader:
         return CfSerializationError(message, Span(self.name, n, 1, n, 2), code="bad-xmi")
 
     def document(self) -> Document:
-        self.resolve_references()
+        documents = crossrefs.documents(self.rset)
+        documents.add(self.name, self.roots, self.by_id)  # first: documents it reads may refer back
+        try:
+            self.resolve_references()
+        finally:
+            documents.remove(self.name)
         resource = attach(self.rset, self.name, self.roots)
+        resource.__dict__[IDS_KEY] = self.ids  # EMF's URIs of these objects (base.emf_uri)
         return Document(self.roots, self.ids, resource)
 
     # -- events
@@ -1126,6 +1143,7 @@ class _Reader:
 
     def namespace_start(self, prefix: str | None, uri: str) -> None:
         self.prefixes.setdefault(prefix, []).append(uri)
+        self.seen_prefixes[prefix] = uri  # for classes named in references, read at the end
         self.by_xsi.clear()
 
     def namespace_end(self, prefix: str | None) -> None:
@@ -1140,7 +1158,9 @@ class _Reader:
         if h is None:
             raise self.fail(f"class {plan.name} has no feature {local!r}")
         kind, f, codec = h
-        if kind == _CONTAIN:
+        if kind == _CONTAIN and "href" in attrs:  # a containment proxy: the child is elsewhere
+            self.href(obj, f, attrs)
+        elif kind == _CONTAIN:
             xsi = attrs.get(_XSI_TYPE)
             child_plan = self.plan_of_xsi(xsi) if xsi is not None else self.plan_of_class(f.eType)
             child = child_plan.create(attrs)
@@ -1156,9 +1176,19 @@ class _Reader:
             self.stack.append((_VALUE, obj, f, codec, [], self.parser.CurrentLineNumber))
             self.parser.CharacterDataHandler = self.text
         elif "href" in attrs:
-            raise self.fail(f"cross-document reference {attrs['href']!r} is not supported")
+            self.href(obj, f, attrs)
         else:
             raise self.fail(f"unexpected element for reference {local!r}")
+
+    def href(self, obj: EObject, f: Any, attrs: dict[str, str]) -> None:
+        """``<feature href="other.xmi#//@a.0"/>`` (with ``xsi:type`` when the target's class
+        is not the feature's): resolved with the other references, once all are read."""
+        xsi = attrs.get(_XSI_TYPE)
+        token = attrs["href"]
+        if xsi is not None:
+            token = f"{xsi} {token}"
+        self.pending.append((obj, f, token, self.parser.CurrentLineNumber))
+        self.stack.append((_SKIP,))
 
     def attribute_element(self, frame: tuple[Any, ...]) -> None:
         _, obj, f, codec, chunks, line = frame
@@ -1277,9 +1307,15 @@ class _Reader:
         by_id = self.by_id
         for obj, f, text, line in self.pending:
             found = []
-            for tok in text.split():
+            tokens = text.split()
+            for i, tok in enumerate(tokens):
                 t = by_id.get(tok) if tok[0] != "/" and "#" not in tok else None
-                found.append(t if t is not None else self.target(targets, tok, line))
+                if t is None:
+                    if "#" not in tok and ":" in tok and i + 1 < len(tokens) and "#" in tokens[i + 1]:
+                        continue  # EMF's "prefix:Class uri#fragment": the class of the next target
+                    hint = tokens[i - 1] if i and "#" not in tokens[i - 1] and ":" in tokens[i - 1] else None
+                    t = self.target(targets, tok, line, f, hint)
+                found.append(t)
             bad = links.set_references(obj, f, found)
             if bad is not None:
                 message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
@@ -1287,13 +1323,43 @@ class _Reader:
         self.pending.clear()  # nothing left for the garbage collector to scan
         links.add_missing_opposites()
 
-    def target(self, targets: linking.Targets, token: str, line: int) -> EObject:
-        if "#" in token:
-            raise self.fail(f"cross-document reference {token!r} is not supported", line)
-        found = targets.find(token)
+    def target(
+        self, targets: linking.Targets, token: str, line: int, f: Any = None, hint: str | None = None
+    ) -> EObject:
+        location, sep, fragment = token.partition("#")
+        if sep and location and not crossrefs.same_document(self.name, location):
+            return self.external(location, fragment, line, f, hint)
+        found = targets.find(fragment if sep else token)
         if found is None:
             raise self.fail(f"unresolved reference {token!r}", line)
         return found
+
+    def external(self, location: str, fragment: str, line: int, f: Any, hint: str | None) -> EObject:
+        """The object ``location#fragment`` names in another document: read (once) when it
+        exists and `XmiOptions.load_references`, else a proxy that keeps the URI."""
+        uri = crossrefs.resolve_uri(self.name, location, self.options.uri_map)
+        documents = crossrefs.documents(self.rset)
+        path = crossrefs.local_path(uri)
+        if path is not None and not documents.has(path) and self.options.load_references and path.is_file():
+            if documents.depth >= crossrefs.MAX_NESTED_LOADS:
+                raise self.fail(
+                    f"more than {crossrefs.MAX_NESTED_LOADS} documents refer on to each other", line
+                )
+            documents.depth += 1
+            try:
+                read(path, self.rset, self.options)
+            finally:
+                documents.depth -= 1
+        found = documents.find(path, fragment) if path is not None else None
+        if found is not None:
+            return found
+        eclass = f.eType
+        if hint is not None:
+            prefix, _, local = hint.rpartition(":")
+            eclass = self.plan_of(self.seen_prefixes.get(prefix or None), local).eclass
+        if getattr(eclass, "abstract", False):
+            raise self.fail(f"a proxy for {uri}#{fragment} would be of abstract class {eclass.name}", line)
+        return crossrefs.proxy(eclass, f"{uri}#{fragment}")
 
 
 class _ScanReader(_Reader):
@@ -1316,7 +1382,9 @@ class _ScanReader(_Reader):
         self.resolve_references()
         fastpath.register_all(self.roots)  # only now: nothing is registered if the lane gives up
         # every root is a new light object in no container (no containment is read here)
-        return Document(self.roots, self.ids, attach(self.rset, self.name, self.roots, fresh=True))
+        resource = attach(self.rset, self.name, self.roots, fresh=True)
+        resource.__dict__[IDS_KEY] = self.ids
+        return Document(self.roots, self.ids, resource)
 
     def layouts(self, uri: str, local: str) -> list[xmiscan.Layout]:
         """The layouts elements of the class may be written in: cfmodel's (`_ClassPlan`:
@@ -1358,6 +1426,9 @@ class _ScanReader(_Reader):
 
     def duplicate_id(self, ident: str) -> None:
         raise xmiscan.NotScannableError(f"xmi:id {ident!r} twice")
+
+    def external(self, location: str, fragment: str, line: int, f: Any, hint: str | None) -> EObject:
+        raise xmiscan.NotScannableError("a reference to another document")
 
 
 _RowsBuilder = Callable[[xmiscan.Rows, Callable[[EObject], None]], None]
