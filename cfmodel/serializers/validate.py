@@ -7,14 +7,16 @@ Guarantees after a clean check: names are well formed and unique (classifiers pe
 package, features per class including inherited ones, also ignoring case, as EMF's
 EcoreValidator does); every package has an nsURI and nsPrefix; every typed element has a
 type of the right kind with an EMF-faithful data type mapping; bounds and default
-literals are valid; opposites pair up; instance objects have required features set,
-values of the right type and range, references that stay inside the document, paired
-opposites, and unique ids.
+literals are valid; opposites pair up; instance objects have values of the right type
+and range, references that stay inside the document, paired opposites, and unique ids.
+Bound problems (a required feature not set, too few or too many values) do not stop the
+writing — EMF saves such models too — and are reported as one `BoundsWarning`.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -188,16 +190,25 @@ def _check_reference(f: Any, where: str, problems: list[str]) -> None:
 # ---- instance models ------------------------------------------------------------------
 
 
+class BoundsWarning(UserWarning):
+    """A model was written although features break their bounds (a required feature not
+    set, too few or too many values): EMF saves such models too, and its Diagnostician
+    reports the same problems."""
+
+
 def check_objects(
     objects: list[EObject], ids: Mapping[EObject, str], cache: model.FeatureCache | None = None
-) -> None:
+) -> list[str]:
     """Check a whole document (`objects` in pre-order) before it is written.
 
     Each object is first checked by its class's `_Rules` (no message built; most objects
     pass); one that does not pass is checked again feature by feature to say why.
+    Problems that stop the writing raise `CfSerializationError`; bound problems (which
+    EMF writes) are returned and reported once as a `BoundsWarning`.
     """
     features = cache or model.FeatureCache()
     problems: list[str] = []
+    bounds: list[str] = []
     inside = {id(o) for o in objects}
     _check_ids(ids, problems)
     id_attrs: dict[tuple[int, Any], str] = {}
@@ -212,10 +223,19 @@ def check_objects(
                 continue
         except (AttributeError, KeyError, TypeError):  # a value PyEcore's descriptors did not store
             pass
-        _check_object(obj, index, ids, features, inside, id_attrs, pairs, problems)
+        _check_object(obj, index, ids, features, inside, id_attrs, pairs, problems, bounds)
         if len(problems) > MAX_REPORTED:
             break
     fail("model cannot be written", "invalid-model", problems)
+    if bounds:
+        shown = "; ".join(bounds[:MAX_REPORTED]) + (
+            f"; ... and {len(bounds) - MAX_REPORTED} more" if len(bounds) > MAX_REPORTED else ""
+        )
+        plural = "s" if len(bounds) != 1 else ""
+        warnings.warn(
+            BoundsWarning(f"model written with {len(bounds)} bound problem{plural}: {shown}"), stacklevel=3
+        )
+    return bounds
 
 
 class Pairs:
@@ -378,12 +398,15 @@ def _check_object(
     id_attrs: dict[tuple[int, Any], str],
     pairs: Pairs,
     problems: list[str],
+    bounds: list[str] | None = None,
 ) -> None:
     where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
     if obj.eClass.abstract:
         problems.append(f"{where}: class {obj.eClass.name} is abstract")
     for f in features.persistent(obj.eClass):
-        _check_value(obj, f, f"{where}.{f.name}", inside, pairs, problems)
+        _check_value(
+            obj, f, f"{where}.{f.name}", inside, pairs, problems, problems if bounds is None else bounds
+        )
         if isinstance(f, EAttribute) and f.iD:
             _check_id_attribute(obj, f, where, id_attrs, problems)
 
@@ -428,18 +451,24 @@ def _check_id_attribute(
 
 
 def _check_value(
-    obj: EObject, f: Any, where: str, inside: set[int], pairs: Pairs, problems: list[str]
+    obj: EObject,
+    f: Any,
+    where: str,
+    inside: set[int],
+    pairs: Pairs,
+    problems: list[str],
+    bounds: list[str],
 ) -> None:
     if f.many:
         values = list(obj.eGet(f))
         n = len(values)
         if n < f.lowerBound or (f.upperBound > 0 and n > f.upperBound):
-            problems.append(f"{where}: {n} values, expected [{f.lowerBound}..{f.upperBound}]")
+            bounds.append(f"{where}: {n} values, expected [{f.lowerBound}..{f.upperBound}]")
     else:
         v = obj.eGet(f) if obj.eIsSet(f) else None
         values = [] if v is None else [v]
         if not values and f.lowerBound > 0 and model.default_of(f) is None:
-            problems.append(f"{where}: required feature is not set")
+            bounds.append(f"{where}: required feature is not set")
     if isinstance(f, EAttribute):
         codec = datatypes.codec_for(f.eType)
         bad = [v for v in values if not codec.check(v)]

@@ -11,7 +11,7 @@ from pyecore.ecore import EAttribute, EClass, EInt, EPackage, EReference, EStrin
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError
-from cfmodel.serializers import canonical, ecore, xmi
+from cfmodel.serializers import canonical, ecore, validate, xmi
 from tests.serializers.samples import infra_ids, infra_model, infra_package, tree_model, tree_packages
 
 from .emf import EmfChecker
@@ -163,8 +163,9 @@ def test_a_large_model_loads_in_emf(emf: EmfChecker, tmp_path: Path) -> None:
 
 def test_pitfall_4_what_we_refuse_emf_reports(emf: EmfChecker, tmp_path: Path) -> None:
     """Written with validation bypassed, the models `validate` refuses are ones EMF flags
-    or silently misreads: an unset required feature (Diagnostician), a reference out of
-    the document (a load error), an id given twice (not reported: ambiguous)."""
+    or silently misreads: a reference out of the document (a load error), an id given
+    twice (not reported: ambiguous). An unset required feature, which EMF saves too, is
+    written with a `BoundsWarning`, and EMF's Diagnostician reports it."""
     pkg = infra_package()
     host, file_ = pkg.getEClassifier("Host"), pkg.getEClassifier("File")
     nameless, twin_a, twin_b = host(), host(name="a"), host(name="b")
@@ -173,8 +174,13 @@ def test_pitfall_4_what_we_refuse_emf_reports(emf: EmfChecker, tmp_path: Path) -
     ids = {nameless: "nameless", twin_a: "twin", twin_b: "twin"}
     with pytest.raises(CfSerializationError) as exc:
         xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
-    assert len(exc.value.notes) == 3
+    assert [n.message.split(":")[0] for n in exc.value.notes] == [
+        "id 'twin' is given to two objects (Host, Host)",
+        "Host nameless.primary",
+    ]
     nameless.primary = None  # written by hand below: the writer cannot name an outside object
+    with pytest.warns(validate.BoundsWarning, match="Host nameless.name: required feature is not set"):
+        xmi.to_bytes([nameless], xmi.XmiOptions(id_of=ids.get))
     unchecked = xmi._Writer(roots, ids, list(canonical.walk(roots))).document()
     unchecked = unchecked.replace(b'xmi:id="nameless"', b'xmi:id="nameless" primary="orphan"')
     (tmp_path / "infra.ecore").write_bytes(ecore.to_bytes(pkg))
