@@ -1,0 +1,85 @@
+"""Real metamodels EMF itself ships (Debian's ``libeclipse-emf-ecore-java`` jar, read at
+test setup, never copied into the repository) through ``cfmodel ecore import`` and
+``cfmodel check``: XML Schema's own types (``XMLType.ecore``: ``\\i\\c*`` and class
+subtraction in its patterns), the XML namespace model that refers to it, ExtendedMetaData
+and the annotation models. What cannot be imported yet (``Ecore.ecore``: EOperations,
+generics) is refused with a located error, never a crash."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from cfmodel.errors import CfSerializationError
+from cfmodel.grammars import nodes
+from cfmodel.grammars.cf import parse_str
+from cfmodel.transforms.cf.ecore_import import import_ecore
+from tests.conftest import run_cfmodel, skip_or_fail
+
+JAR = Path("/usr/share/java/eclipse-emf-ecore.jar")
+IMPORTED = {
+    "XMLType": ["XMLType.ecore"],
+    "XMLNamespace": ["XMLNamespace.ecore", "XMLType.ecore"],
+    "ExtendedMetaData": ["ExtendedMetaData.ecore"],
+    "EcoreAnnotation": ["EcoreAnnotation.ecore"],
+    "DateConversionDelegateAnnotation": ["DateConversionDelegateAnnotation.ecore"],
+}
+
+
+@pytest.fixture(scope="module")
+def emf_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not JAR.is_file():
+        skip_or_fail(f"{JAR} (Debian's libeclipse-emf-ecore-java, scripts/system-packages.txt)")
+    folder = tmp_path_factory.mktemp("emf-models")
+    with zipfile.ZipFile(JAR) as jar:
+        for name in jar.namelist():
+            if name.startswith("model/") and name.endswith(".ecore"):
+                (folder / Path(name).name).write_bytes(jar.read(name))
+    return folder
+
+
+@pytest.mark.parametrize("name", list(IMPORTED))
+def test_emfs_own_metamodels_import_and_check(name: str, emf_models: Path, tmp_path: Path) -> None:
+    import_ecore([emf_models / f for f in IMPORTED[name]], tmp_path / "project", name=name)
+    result = run_cfmodel("check", str(tmp_path / "project"), cwd=tmp_path, cache=tmp_path / ".cache")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{name}: ok")
+
+
+def _typedef_regexes(project: Path) -> dict[str, str]:
+    found = {}
+    for path in project.rglob("*.cf"):
+        for statement in parse_str(path.read_text(encoding="utf-8"), str(path)).statements:
+            if isinstance(statement, nodes.Typedef) and statement.regex is not None:
+                found[statement.name.text] = statement.regex.pattern
+    return found
+
+
+# XML Schema's meaning of each type (XSD Part 2): valid and invalid lexical forms
+XSD_TYPES = {
+    "NCName": (["abc", "_a-b.c", "été"], ["a:b", "1a", "-a", ""]),
+    "Name": (["a:b", ":x", "abc"], ["1a", "a b", ""]),
+    "NMTOKEN": (["1a", "a:b", "-"], ["a b", ""]),
+    "Language": (["en", "en-US", "x-klingon"], ["englishlanguage", "en_US", "", "en-"]),
+}
+
+
+def test_xml_schema_types_keep_their_meaning(emf_models: Path, tmp_path: Path) -> None:
+    import_ecore([emf_models / "XMLType.ecore"], tmp_path / "project", name="XMLType")
+    regexes = _typedef_regexes(tmp_path / "project")
+    for name, (valid, invalid) in XSD_TYPES.items():
+        pattern = regexes[name]
+        assert [v for v in valid if re.match(pattern, v) is None] == [], name
+        assert [v for v in invalid if re.match(pattern, v) is not None] == [], name
+
+
+def test_what_cannot_be_imported_yet_is_refused_with_a_location(emf_models: Path, tmp_path: Path) -> None:
+    with pytest.raises(CfSerializationError) as exc:
+        import_ecore([emf_models / "Ecore.ecore"], tmp_path / "project")
+    assert exc.value.code == "bad-ecore"
+    assert str(exc.value).startswith(f"{emf_models / 'Ecore.ecore'}:")
+    assert "eOperations" in str(exc.value)
+    assert not (tmp_path / "project").exists()
