@@ -11,6 +11,7 @@ unless ``--force`` is given. Mapping and annotations: docs/metamodel.md.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -37,11 +38,22 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from cfmodel.transforms.cf.ecore_import import import_ecore
 
+    uri_map = dict(args.uri_map or [])
     for path in import_ecore(
-        [Path(f) for f in args.files], output_directory(args.output), args.name, args.force
+        [Path(f) for f in args.files], output_directory(args.output), args.name, args.force, uri_map
     ):
         print(path)
     return 0
+
+
+def _uri_mapping(text: str) -> tuple[str, str]:
+    """``PREFIX=TARGET``; a TARGET that is a path is taken from the current directory."""
+    prefix, sep, target = text.partition("=")
+    if not sep or not prefix or not target:
+        raise argparse.ArgumentTypeError(f"expected PREFIX=TARGET, got {text!r}")
+    if ":" not in target.split("/", 1)[0]:
+        target = os.path.abspath(target) + ("/" if target.endswith("/") else "")
+    return prefix, target
 
 
 def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
@@ -61,4 +73,11 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="project directory to write")
     p.add_argument("--name", help="project name for project.yml (default: the file's or directory's name)")
     p.add_argument("--force", action="store_true", help="overwrite files that differ")
+    p.add_argument(
+        "--uri-map",
+        metavar="PREFIX=TARGET",
+        action="append",
+        type=_uri_mapping,
+        help="read metamodels referred to by URI from TARGET (platform:/resource/=../ws/); repeatable",
+    )
     p.set_defaults(func=cmd_import)

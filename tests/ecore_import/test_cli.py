@@ -67,3 +67,59 @@ def test_import_errors_exit_1_or_2(tmp_path: Path) -> None:
     result = run("ecore", "import", str(LIBRARY), "-o", "out", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (2, "cfmodel: out: would overwrite main.cf (use --force)\n")
     assert "Traceback" not in result.stderr
+
+
+def _workspace(tmp_path: Path, reference: str) -> Path:
+    """Two projects of an Eclipse workspace: app.ecore refers to base.ecore by *reference*."""
+    head = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<ecore:EPackage xmi:version="2.0" '
+        'xmlns:xmi="http://www.omg.org/XMI" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+        'xmlns:ecore="http://www.eclipse.org/emf/2002/Ecore" '
+    )
+    base = tmp_path / "ws" / "base" / "model" / "base.ecore"
+    app = tmp_path / "ws" / "app" / "model" / "app.ecore"
+    base.parent.mkdir(parents=True)
+    app.parent.mkdir(parents=True)
+    base.write_text(
+        head + 'name="base" nsURI="http://example.org/base" nsPrefix="base">'
+        '<eClassifiers xsi:type="ecore:EClass" name="Named"/></ecore:EPackage>\n',
+        encoding="utf-8",
+    )
+    app.write_text(
+        head + 'name="app" nsURI="http://example.org/app" nsPrefix="app">'
+        f'<eClassifiers xsi:type="ecore:EClass" name="Server" eSuperTypes="{reference}#//Named">'
+        '<eStructuralFeatures xsi:type="ecore:EReference" name="peer" '
+        f'eType="ecore:EClass {reference}#//Named"/></eClassifiers></ecore:EPackage>\n',
+        encoding="utf-8",
+    )
+    return app
+
+
+def test_a_platform_uri_is_read_through_the_uri_map(tmp_path: Path) -> None:
+    app = _workspace(tmp_path, "platform:/resource/base/model/base.ecore")
+    result = run("ecore", "import", str(app), "-o", "project", cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        "platform:/resource/base/model/base.ecore" in result.stderr and "[missing-package]" in result.stderr
+    )
+    result = run(
+        "ecore", "import", str(app), "-o", "project", "--uri-map", "platform:/resource/=ws/", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert "project/libs/base/model/_init.cf" in result.stdout.split()
+    text = (tmp_path / "project" / "libs" / "app" / "model" / "_init.cf").read_text(encoding="utf-8")
+    assert "entity Server extends base::Named:" in text and "Server.peer [0:1] -- base::Named" in text
+    assert run("check", "project", cwd=tmp_path).returncode == 0
+
+
+def test_a_relative_path_reads_the_file_it_names(tmp_path: Path) -> None:
+    app = _workspace(tmp_path, "../../base/model/base.ecore")
+    result = run("ecore", "import", str(app), "-o", "project", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "project/libs/base/model/_init.cf" in result.stdout.split()
+
+
+def test_a_malformed_uri_map_is_a_usage_error(tmp_path: Path) -> None:
+    result = run("ecore", "import", "x.ecore", "-o", "p", "--uri-map", "platform:/resource/", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "expected PREFIX=TARGET" in result.stderr

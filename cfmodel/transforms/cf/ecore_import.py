@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -141,21 +141,28 @@ _JAVA_PRIMITIVES = {
 
 
 def read_ecore_files(
-    paths: Sequence[Path | str], resource_set: ResourceSet | None = None, limits: XmlLimits | None = None
+    paths: Sequence[Path | str],
+    resource_set: ResourceSet | None = None,
+    limits: XmlLimits | None = None,
+    uri_map: Mapping[str, str] | None = None,
 ) -> list[EPackage]:
     """Read ``.ecore`` files into *resource_set* together; return their root packages.
 
     References between the files may go in circles. A reference to cfmodel's ``std``
-    package, when no file defines it, is resolved against the built-in ``std``.
+    package, when no file defines it, is resolved against the built-in ``std``. A
+    reference to another ``.ecore`` file (a relative path, or a URI such as
+    ``platform:/resource/p/m.ecore`` that *uri_map* turns into a path: prefix →
+    replacement) reads that file too, as EMF's resource set would.
 
     Raises:
         CfSerializationError: unsafe or malformed XML, or references to packages no
-            given file defines.
+            given or referenced file defines.
     """
     rset = resource_set if resource_set is not None else ResourceSet()
     opts = limits or XmlLimits()
     trees = [(Path(p), parse_file(p, opts)) for p in paths]
-    _file_references_to_uris(trees, opts)
+    _add_referenced_files(trees, opts, uri_map or {})
+    _file_references_to_uris(trees, opts, uri_map or {})
     defined: set[str] = set()
     used: dict[str, str] = {}
     for path, tree in trees:
@@ -192,9 +199,64 @@ def read_ecore_files(
 
 
 _REFERENCE_KEYS = ("eType", "eSuperTypes", "eOpposite")
+MAX_REFERENCED_FILES = 1000
 
 
-def _file_references_to_uris(trees: list[tuple[Path, Any]], limits: XmlLimits) -> None:
+def _mapped(location: str, uri_map: Mapping[str, str]) -> str:
+    """*location* with the longest *uri_map* prefix it starts with replaced."""
+    for prefix in sorted(uri_map, key=len, reverse=True):
+        if location.startswith(prefix):
+            return uri_map[prefix] + location[len(prefix) :]
+    return location
+
+
+def _referenced_path(base: Path, location: str, uri_map: Mapping[str, str]) -> Path | None:
+    """The ``.ecore`` file a reference's location names, when it names an existing one."""
+    mapped = _mapped(location, uri_map)
+    if mapped.startswith("file:"):
+        mapped = mapped[5:].removeprefix("//")
+    elif ":" in mapped.split("/", 1)[0]:
+        return None  # a URI (an nsURI, or platform:/ without a mapping)
+    target = (base.parent / mapped).resolve()
+    return target if target.suffix == ".ecore" and target.is_file() else None
+
+
+def _add_referenced_files(
+    trees: list[tuple[Path, Any]], limits: XmlLimits, uri_map: Mapping[str, str]
+) -> None:
+    """Read the ``.ecore`` files the given ones refer to (transitively, at most
+    `MAX_REFERENCED_FILES`), as EMF loads them into one resource set."""
+    known = {path.resolve() for path, _ in trees}
+    defined = {tree.getroot().get("nsURI") for _, tree in trees}  # a package is read once
+    index = 0
+    while index < len(trees):
+        path, tree = trees[index]
+        index += 1
+        for element in tree.getroot().iter():
+            if not isinstance(element.tag, str):
+                continue
+            for key in _REFERENCE_KEYS:
+                for ref in (element.get(key) or "").split():
+                    location = ref.partition("#")[0]
+                    found = _referenced_path(path, location, uri_map) if location else None
+                    if found is None or found in known:
+                        continue
+                    if len(trees) >= MAX_REFERENCED_FILES:
+                        raise CfSerializationError(
+                            f"{path}: more than {MAX_REFERENCED_FILES} .ecore files refer to each other",
+                            code="bad-ecore",
+                        )
+                    known.add(found)
+                    referenced = parse_file(found, limits)
+                    uri = referenced.getroot().get("nsURI")
+                    if uri not in defined:  # else: another copy of a package already read
+                        defined.add(uri)
+                        trees.append((found, referenced))
+
+
+def _file_references_to_uris(
+    trees: list[tuple[Path, Any]], limits: XmlLimits, uri_map: Mapping[str, str] | None = None
+) -> None:
     """Rewrite references to files (``../x.ecore#//A``, as EMF writes them) to nsURIs.
 
     A reference names the given file it resolves to, else an existing file (whose root
@@ -208,6 +270,9 @@ def _file_references_to_uris(trees: list[tuple[Path, Any]], limits: XmlLimits) -
     def uri_of(base: Path, location: str) -> str | None:
         if not location or location in defined or location.startswith(("http:", "https:", "urn:")):
             return None
+        mapped = _referenced_path(base, location, uri_map or {})
+        if mapped is not None and mapped in by_path:
+            return by_path[mapped]
         name = location.rsplit("/", 1)[-1]
         if "://" in location or location.startswith("platform:"):
             return by_name.get(name)
@@ -897,16 +962,23 @@ def render_project(roots: list[EPackage], rset: ResourceSet, name: str = "import
 
 
 def import_ecore(
-    paths: Sequence[Path | str], output: Path | str, name: str | None = None, force: bool = False
+    paths: Sequence[Path | str],
+    output: Path | str,
+    name: str | None = None,
+    force: bool = False,
+    uri_map: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """Turn ``.ecore`` files into a project under *output*; return the files written.
+
+    *uri_map* (prefix → replacement, ``platform:/resource/`` → a workspace directory)
+    locates metamodels the files refer to by URI; see `read_ecore_files`.
 
     Raises:
         CfUsageError: a file to write exists with other content and *force* is False.
         CfSerializationError: the ``.ecore`` files cannot be read.
     """
     rset = ResourceSet()
-    roots = read_ecore_files(paths, rset)
+    roots = read_ecore_files(paths, rset, uri_map=uri_map)
     target = Path(output)
     project_name = name or (Path(paths[0]).stem if len(paths) == 1 else target.resolve().name)
     files = render_project(roots, rset, project_name)
