@@ -47,6 +47,7 @@ __all__ = [
     "PluginError",
     "PluginSpec",
     "RuntimeException",
+    "UnexpectedReference",
     "Unknown",
     "UnknownException",
     "plugin",
@@ -135,6 +136,14 @@ class NotFoundException(RuntimeException):
     def __init__(self, stmt: object = None, name: str = "", msg: str | None = None) -> None:
         super().__init__(stmt, msg or f"could not find value {name}")
         self.name = name
+
+
+class UnexpectedReference(RuntimeException):
+    """Plugin code read a reference (an Inmanta 20 deploy-time value) it did not ask for."""
+
+    def __init__(self, reference: object = None, message: str = "") -> None:
+        super().__init__(None, message)
+        self.reference = reference
 
 
 class UnknownException(Exception):  # noqa: N818 - inmanta's name
@@ -252,3 +261,22 @@ class Context:
     def imports(self) -> dict[str, str]:
         """The calling namespace's import prefixes (alias or name → full namespace name)."""
         return self._backend.imports()
+
+    def get_environment_id(self) -> str:
+        """inmanta's environment id: cfmodel compiles for none, so ``"None"`` (what inmanta-core
+        gives when no environment is configured: ``str(None)``)."""
+        return "None"
+
+    @property
+    def compiler(self) -> object:
+        """inmanta's compiler object: cfmodel has no mocked facts or other test hooks to show."""
+        return _NO_COMPILER
+
+
+class _NoCompiler:
+    """What `Context.compiler` gives: an object with none of inmanta's test hooks (``refs``)."""
+
+    __slots__ = ()
+
+
+_NO_COMPILER = _NoCompiler()

@@ -9,10 +9,14 @@ versions, else ``python3.13``/``python3.14`` on the PATH that really runs) on fi
 at ``~/.cache/cfmodel/inmanta-core-20.1`` (``CFMODEL_INMANTA_VENV`` overrides the place).
 Once made it works offline.
 
-`run_inmanta(projects)` compiles each project directory in a fresh child process of
-one runner (inmanta is imported once, then forked per project) and returns, per
+`run_inmanta(python, projects)` compiles each project directory in a fresh child process
+of one runner (inmanta is imported once, then forked per project) and returns, per
 project, ``{"ok": bool, "error": class name, "message": str, "instances": [...]}``
-where an instance is ``{"id": n, "entity": "ns::E", "attrs": {...}, "rels": {...}}``.
+where an instance is ``{"id": n, "entity": "ns::E", "attrs": {...}, "rels": {...}}``
+(a reference as ``{"$reference": its serialized form}``). The one runner serves both
+peer suites: ``tests/compat`` (the project's own entities) and the real-module corpus
+``tests/modules`` (``with_std=True, export=True``: every entity, and the resources as
+``inmanta export -j`` writes them, ``"resources"``).
 """
 
 from __future__ import annotations
@@ -118,17 +122,27 @@ def inmanta_python(create: bool = True) -> Path | None:
     return python
 
 
-# Runs inside the inmanta venv: argv = [out.json, project dir ...]; one JSON object per project.
+# Runs inside the inmanta venv: argv = [out.json, options (JSON), project dir ...]; one JSON object
+# per project. Options: "std" (also std's entities and std::Entity's relations, as the corpus
+# compares them) and "export" (then the resources, as `inmanta export -j` writes them).
 RUNNER = r"""
-import json, os, sys, logging, traceback
+import json, os, re, sys, logging, traceback
 logging.disable(logging.CRITICAL)
 import inmanta.compiler as compiler
-from inmanta import module
+from inmanta import module, protocol
 from inmanta.ast import CompilerException
+from inmanta.ast.attribute import RelationAttribute
 from inmanta.ast.entity import Entity
 from inmanta.execute.runtime import Instance
 from inmanta.execute.util import NoneValue, Unknown
 from inmanta.config import Config
+from inmanta.references import Reference
+
+OPTIONS = json.loads(sys.argv[2])
+VERSION = re.compile(r",v=\d+$")
+
+def as_json(value):
+    return json.loads(protocol.json_encode(value))
 
 def convert(value, ids):
     if isinstance(value, Instance):
@@ -137,13 +151,55 @@ def convert(value, ids):
         return None
     if isinstance(value, Unknown):
         return {"$unknown": True}
-    if isinstance(value, list):
+    if isinstance(value, Reference):
+        return {"$reference": as_json(value.serialize())}
+    if isinstance(value, (list, tuple)):
         return [convert(v, ids) for v in value]
     if isinstance(value, dict):
         return {str(k): convert(v, ids) for k, v in value.items()}
     if isinstance(value, (str, int, float, bool)):
         return value
-    return {"$python": repr(value)}
+    return {"$python": type(value).__name__}
+
+def instances_of(types):
+    ids = {}
+    out = []
+    entities = [t for name, t in types.items() if isinstance(t, Entity) and (OPTIONS["std"] or not name.startswith("std::"))]
+    for entity in sorted(entities, key=lambda e: e.get_full_name()):
+        for instance in entity.get_all_instances():
+            if instance.type is not entity:
+                continue
+            record = {"id": ids.setdefault(id(instance), len(ids)), "entity": entity.get_full_name(), "attrs": {}, "rels": {}}
+            for name, slot in instance.slots.items():
+                attribute = entity.get_attribute(name)
+                if name == "self" or attribute is None:
+                    continue
+                if not OPTIONS["std"] and attribute.get_entity().get_full_name() == "std::Entity":
+                    continue
+                value = slot.value if slot.hasValue else None
+                if isinstance(attribute, RelationAttribute):
+                    targets = value if isinstance(value, list) else ([] if value is None else [value])
+                    record["rels"][name] = [convert(t, ids)["$ref"] for t in targets if isinstance(t, Instance)]
+                else:
+                    record["attrs"][name] = convert(value, ids)
+            out.append(record)
+    return out
+
+def without_version(value):
+    if isinstance(value, str):
+        return VERSION.sub("", value)
+    if isinstance(value, list):
+        return [without_version(v) for v in value]
+    if isinstance(value, dict):
+        return {k: without_version(v) for k, v in value.items()}
+    return value
+
+def resources_of(types, scopes):
+    from inmanta.export import Exporter
+    exporter = Exporter()
+    exporter.run(types, scopes, no_commit=True)
+    document = as_json(exporter.resources_to_list())
+    return sorted((without_version(r) for r in document), key=lambda r: r["id"])
 
 def compile_one(path):
     os.chdir(path)
@@ -152,35 +208,21 @@ def compile_one(path):
     module.Project.set(project)
     try:
         project.load()
-        types, _ = compiler.do_compile()
+        types, scopes = compiler.do_compile()
     except CompilerException as error:
-        return {"ok": False, "error": type(error).__name__, "message": error.format_trace() if hasattr(error, "format_trace") else str(error)}
-    ids = {}
-    out = []
-    entities = [t for name, t in types.items() if isinstance(t, Entity) and not name.startswith("std::")]
-    for entity in sorted(entities, key=lambda e: e.get_full_name()):
-        for instance in entity.get_all_instances():
-            if instance.type is not entity:
-                continue
-            record = {"id": ids.setdefault(id(instance), len(ids)), "entity": entity.get_full_name(), "attrs": {}, "rels": {}}
-            for name, slot in instance.slots.items():
-                if name == "self":
-                    continue
-                attribute = entity.get_attribute(name)
-                if attribute is None or attribute.get_entity().get_full_name() == "std::Entity":
-                    continue
-                value = slot.value if slot.hasValue else None
-                from inmanta.ast.attribute import RelationAttribute
-                if isinstance(attribute, RelationAttribute):
-                    targets = value if isinstance(value, list) else ([] if value is None else [value])
-                    record["rels"][name] = [convert(t, ids)["$ref"] for t in targets if isinstance(t, Instance)]
-                else:
-                    record["attrs"][name] = convert(value, ids)
-            out.append(record)
-    return {"ok": True, "instances": out}
+        message = error.format_trace() if hasattr(error, "format_trace") else str(error)
+        return {"ok": False, "error": type(error).__name__, "message": message}
+    result = {"ok": True, "instances": instances_of(types)}
+    if OPTIONS["export"]:
+        try:
+            result["resources"] = resources_of(types, scopes)
+        except Exception as error:
+            result["resources"] = None
+            result["export_error"] = f"{type(error).__name__}: {error}"
+    return result
 
 results = {}
-for path in sys.argv[2:]:
+for path in sys.argv[3:]:
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -188,9 +230,9 @@ for path in sys.argv[2:]:
         try:
             result = compile_one(path)
         except BaseException as error:
-            result = {"ok": False, "error": type(error).__name__, "message": "".join(traceback.format_exception(error))}
+            result = {"ok": False, "error": type(error).__name__, "message": "".join(traceback.format_exception(error))[-3000:]}
         with os.fdopen(write, "w") as stream:
-            json.dump(result, stream)
+            json.dump(result, stream, default=repr)
         os._exit(0)
     os.close(write)
     with os.fdopen(read) as stream:
@@ -202,12 +244,25 @@ with open(sys.argv[1], "w") as stream:
 """
 
 
-def run_inmanta(python: Path, projects: list[Path], timeout: float = 1200) -> dict[str, dict[str, Any]]:
-    with tempfile.TemporaryDirectory(prefix="cfmodel-compat-") as tmp:
+def run_inmanta(
+    python: Path,
+    projects: list[Path],
+    *,
+    with_std: bool = False,
+    export: bool = False,
+    timeout: float = 1800,
+) -> dict[str, dict[str, Any]]:
+    """Compile *projects* with the reference compiler (`RUNNER`), per project directory its result.
+
+    *with_std*: also std's entities and std::Entity's relations; *export*: also ``resources``,
+    the document ``inmanta export -j`` writes (versions taken out of the ids).
+    """
+    options = json.dumps({"std": with_std, "export": export})
+    with tempfile.TemporaryDirectory(prefix="cfmodel-inmanta-") as tmp:
         out = Path(tmp) / "out.json"
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         subprocess.run(
-            [str(python), "-c", RUNNER, str(out), *[str(p.resolve()) for p in projects]],
+            [str(python), "-c", RUNNER, str(out), options, *[str(p.resolve()) for p in projects]],
             check=True,
             capture_output=True,
             timeout=timeout,

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.compat.canonical import canonical
+from tests.compat.inmanta import RUNNER
 from tests.modules import corpus
-from tests.modules.reference import RUNNER, reference_python, requirements, run_reference
+from tests.modules.reference import reference_python, requirements, run_reference
 
 REPO = Path(__file__).resolve().parents[2]
 

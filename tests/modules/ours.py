@@ -22,6 +22,7 @@ from typing import Any
 from cfmodel.errors import CfCompileError, CfModelError
 from cfmodel.pipeline import CompileResult, compile_project
 from cfmodel.plugins import Unknown
+from cfmodel.references import is_reference
 from cfmodel.transforms.cf.export import export_resources
 from cfmodel.transforms.cf.refine.values import ATTR, Instance, ListVar, OptVar, Var
 
@@ -60,6 +61,8 @@ def _plain(value: Any, ids: dict[int, int]) -> Any:
         return {"$ref": ids[id(value)]}
     if isinstance(value, Unknown):
         return {"$unknown": True}
+    if is_reference(value):
+        return {"$reference": value.serialize().model_dump()}
     if isinstance(value, list):
         return [_plain(v, ids) for v in value]
     if isinstance(value, dict):

@@ -1,8 +1,8 @@
 """The CI part of the real-module corpus: a representative set of cases, both compilers.
 
 The cases (`CI_CASES`): the projects of ``tests/modules/projects/`` and, from each pinned
-module's own tests, a few models (std's plugins, templates and types; fs, apt, yum,
-config). Each is compiled by inmanta-core 20.1 and by cfmodel (`tests.modules.agreement`);
+module's own tests, a few models (std's plugins, templates, types and references; fs,
+apt, yum, config). Each is compiled by inmanta-core 20.1 and by cfmodel (`tests.modules.agreement`);
 the verdict per case (``agree``: same instances and same exported resources;
 ``instances``: same instances only; ``verdict``: both fail, or both compile with other
 instances; ``differ``; ``traceback``) must be the one recorded in ``expected.txt``, so
@@ -35,6 +35,10 @@ CI_CASES = (
     "std/test_agentconfig::test_agent_config_uri",
     "std/test_unknown::test_is_unknown_should_be_true",
     "std/test_get_attribute::test_get_attribute",
+    "std/test_reference::test_references_resource",
+    "std/test_reference::test_fact_references",
+    "std/test_reference::test_references_in_plugins",
+    "std/test_reference::test_references_in_jinja",
     "yum/test_model::test_packages",
 )
 

@@ -58,8 +58,9 @@ def deprecated(
 
 
 def allow_reference_values(instance: T) -> T:
-    """References are not resolved at compile time in cfmodel: the value as it is."""
-    return instance
+    """An instance whose attributes may be read even when they hold references (one level)."""
+    allow = getattr(instance, "_allow_references", None)
+    return allow() if callable(allow) else instance
 
 
 class ModelType:

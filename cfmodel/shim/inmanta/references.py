@@ -1,29 +1,51 @@
-"""``inmanta.references``: the names module code uses; cfmodel resolves no references."""
+"""``inmanta.references``: Inmanta 20's deploy-time references (`cfmodel.references`).
+
+Module code subclasses `Reference` and registers it with `reference`; cfmodel keeps the
+values in the model, checks them where the model and plugins use them, and exports them
+as inmanta-core 20 does (a resource's ``references`` and ``mutators``). It never
+resolves them: that is the agent's work at deploy time.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from cfmodel.references import (
+    AttributeReference,
+    Mutator,
+    MutatorModel,
+    Reference,
+    ReferenceCollector,
+    ReferenceCycleException,
+    ReferenceModel,
+    ReplaceValue,
+    is_reference,
+    mutator,
+    reference,
+    unwrap_reference,
+)
 
-T = TypeVar("T")
-C = TypeVar("C", bound=type)
+__all__ = [
+    "AttributeReference",
+    "Mutator",
+    "MutatorModel",
+    "Reference",
+    "ReferenceCollector",
+    "ReferenceCycleException",
+    "ReferenceModel",
+    "ReplaceValue",
+    "is_reference",
+    "is_reference_of",
+    "maybe_reference",
+    "mutator",
+    "reference",
+    "unwrap_reference",
+]
 
-__all__ = ["Reference", "reference"]
+
+def maybe_reference(value: object) -> bool:
+    return is_reference(value)
 
 
-class Reference(Generic[T]):
-    def __init__(self) -> None:
-        self._model_type: Any = None
-
-    def resolve(self, logger: Any) -> T:
-        raise NotImplementedError
-
-    def resolve_other(self, value: Any, logger: Any) -> Any:
-        return value.resolve(logger) if isinstance(value, Reference) else value
-
-
-def reference(name: str) -> Callable[[C], C]:
-    def register(cls: C) -> C:
-        return cls
-
-    return register
+def is_reference_of(instance: object, type_class: type) -> bool:
+    """Whether *instance* is a reference to values of *type_class*."""
+    getter = getattr(type(instance), "get_reference_type", None)
+    return is_reference(instance) and getter is not None and getter() == type_class

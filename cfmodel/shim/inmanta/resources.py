@@ -32,5 +32,5 @@ __all__ = [
 
 
 def to_id(entity: Any) -> str | None:
-    """The resource id (with version) of an instance whose entity is a resource, else None."""
+    """The resource id (without a version while compiling) of an instance of a resource entity, else None."""
     return resource_id_of(entity)

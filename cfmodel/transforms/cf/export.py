@@ -20,6 +20,9 @@ What holds after it, as in inmanta:
 * ``requires`` are the instance's ``requires`` relation targets that are resources (the
   model carries requires down to the resources it refines into, ``svc.requires =
   self.requires``), then the dependency managers add theirs;
+* a reference (Inmanta 20, `cfmodel.references`) in a field is exported as null, and
+  recorded in the resource's ``references`` and, with its place, in ``mutators``, as
+  inmanta-core 20 does; a reference in the agent or the id attribute is ``export-error``;
 * two resources with one id are an error (``duplicate-resource``); a mapper's or
   dependency manager's exception is ``export-error`` at the instance's constructor;
 * `Export.graph()` is the resource graph of the export (docs/graph.md), every resource's
@@ -40,6 +43,7 @@ from cfmodel.errors import CfEvaluationError
 from cfmodel.metamodel.resource_graph import Provenance, ResourceGraph
 from cfmodel.plugins import Unknown, UnknownException
 from cfmodel.project import BUILTIN, ModuleInfo
+from cfmodel.references import ReferenceCollector, is_reference
 from cfmodel.resources import (
     DEPENDENCY_MANAGERS,
     Id,
@@ -48,7 +52,7 @@ from cfmodel.resources import (
     ResourceException,
     resource,
 )
-from cfmodel.transforms.cf.refine.errors import fail
+from cfmodel.transforms.cf.refine.errors import fail, show
 from cfmodel.transforms.cf.refine.pluginrt import InstanceProxy, to_python
 from cfmodel.transforms.cf.refine.values import Instance
 from cfmodel.transforms.graph.inmanta import graph_from_export
@@ -142,21 +146,32 @@ def object_to_id(proxy: InstanceProxy, entity_name: str, cls: type[Resource], op
         agent = getattr(agent, step)
         if isinstance(agent, Unknown):
             raise UnknownException(agent)
+        if is_reference(agent):
+            raise ResourceException(
+                f"the agent of {proxy} ({options['agent']}) is a reference ({show(agent)}): "
+                "an agent is known at compile time"
+            )
     value = cls.map_field(None, entity_name, options["name"], proxy)
     if isinstance(value, Unknown):
         raise UnknownException(value)
+    if is_reference(value):
+        raise ResourceException(
+            f"the id attribute '{options['name']}' of {proxy} is a reference ({show(value)}): "
+            "an id is known at compile time"
+        )
     if not isinstance(agent, str):
         raise ResourceException(f"the agent of {proxy} ({options['agent']}) must be a string, not {agent!r}")
     return Id(entity_name, agent, options["name"], str(value))
 
 
 def resource_id_of(entity: Any) -> str | None:
-    """``to_id``: the version id of an instance (proxy) whose entity is a resource, else None."""
+    """``to_id``: the id of an instance (proxy) whose entity is a resource, else None; without a
+    version, as inmanta's ``to_id`` gives it while compiling (its ids have version 0 then)."""
     if not isinstance(entity, InstanceProxy):
         return None
     instance: Instance = object.__getattribute__(entity, "_instance")
     for name, cls, options in _registered_for(instance):
-        return str(object_to_id(entity, name, cls, options))
+        return object_to_id(entity, name, cls, options).resource_str()
     return None
 
 
@@ -258,12 +273,17 @@ def _make(
     proxy = to_python(None, instance)
     try:
         made = cls(object_to_id(proxy, name, cls, options))
+        collector = ReferenceCollector(made.id.resource_str())
         values: dict[str, Any] = {}
         for field_name in cls.fields:
             value = cls.map_field(exporter, name, field_name, proxy)
             if isinstance(value, Unknown):
                 made.unknowns.add(field_name)
+            else:
+                value = collector.collect_references(value, field_name)
             values[field_name] = value
+        values["references"] = collector.sorted_references()
+        values["mutators"] = collector.sorted_mutators()
     except (UnknownException, IgnoreResourceException):
         return None
     except CfEvaluationError:

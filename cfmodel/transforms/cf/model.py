@@ -21,6 +21,8 @@ from pyecore.ecore import EEnum
 from cfmodel.metamodel.runtime import fastpath
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
+from cfmodel.references import describe as describe_reference
+from cfmodel.references import is_reference
 from cfmodel.serializers import ncname_id
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.values import (
@@ -167,12 +169,12 @@ class _Converter:
                     if not isinstance(slot, Var) or not slot.ready:
                         continue
                     value: Any = slot.value  # a list when the feature is many
-                    if value is None or isinstance(value, Unknown):
-                        continue
+                    if value is None or isinstance(value, Unknown) or is_reference(value):
+                        continue  # not known at compile time (a reference: at deploy time)
                     if feature.many:
                         items = collection(obj, feature)
                         for item in value:
-                            if not isinstance(item, Unknown):
+                            if not isinstance(item, Unknown) and not is_reference(item):
                                 add_item(obj, feature, items, _value(feature, item, how))
                         if isset is None:
                             isset = d.get("_isset")
@@ -234,7 +236,7 @@ def json_valued(spec: p.TypeSpec) -> bool:
 
 def _value(feature: Any, value: Any, how: str) -> Any:
     if how == "json":
-        return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=_json_default)
     if how == "float" and type(value) is int:
         return float(value)
     if how == "enum":
@@ -242,6 +244,15 @@ def _value(feature: Any, value: Any, how: str) -> Any:
             if literal.literal == value or literal.name == value:
                 return literal
     return value
+
+
+def _json_default(value: Any) -> Any:
+    """Inside a dict or list attribute: an Unknown is null, a reference its description."""
+    if is_reference(value):
+        return describe_reference(value)
+    if isinstance(value, Unknown):
+        return None
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class _Ids:

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from cfmodel.plugins import Unknown
+from cfmodel.references import describe as describe_reference
+from cfmodel.references import is_reference
 
 Operand = Literal["left", "right"] | None
 
@@ -72,6 +74,8 @@ def show(value: object) -> str:
         return "{" + ", ".join(pairs) + "}"
     if isinstance(value, Unknown):
         return "unknown"
+    if is_reference(value):
+        return describe_reference(value)
     return str(value)
 
 
@@ -101,6 +105,8 @@ def kind_of(value: object) -> str:
         return "dict"
     if isinstance(value, Unknown):
         return "unknown"
+    if is_reference(value):
+        return "reference"
     name = getattr(getattr(value, "info", None), "qname", None)
     return name if isinstance(name, str) else type(value).__name__
 

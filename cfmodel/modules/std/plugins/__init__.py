@@ -23,6 +23,7 @@ from typing import Any
 
 from cfmodel.errors import CfEvaluationError
 from cfmodel.plugins import Context, PluginError, Unknown, plugin
+from cfmodel.references import describe, is_reference
 
 # ---------------------------------------------------------------- files and templates
 
@@ -115,7 +116,12 @@ def _engine(trusted: bool = False) -> Any:
             if ctx is None or not isinstance(ctx, Context):
                 return super().resolve_or_missing(key)
             try:
-                return ctx.lookup(key)
+                value = ctx.lookup(key)
+                if is_reference(value):  # as inmanta's std: a deploy-time value cannot be rendered
+                    raise PluginError(
+                        f"Encountered reference in Jinja template for variable {key} (= `{describe(value)}`)"
+                    )
+                return value
             except CfEvaluationError as error:
                 if error.code == "no-value":  # an optional relation without a value: undefined, as in inmanta
                     return jinja2.utils.missing

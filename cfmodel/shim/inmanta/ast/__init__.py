@@ -8,6 +8,7 @@ from cfmodel.plugins import (
     NotFoundException,
     OptionalValueException,
     RuntimeException,
+    UnexpectedReference,
     UnknownException,
 )
 
@@ -20,6 +21,7 @@ __all__ = [
     "OptionalValueException",
     "RuntimeException",
     "TypingException",
+    "UnexpectedReference",
     "UnknownException",
     "UnsetException",
 ]

@@ -54,10 +54,17 @@ from cfmodel.plugins import (
     OptionalValueException,
     PluginError,
     PluginSpec,
+    UnexpectedReference,
     Unknown,
     UnknownException,
 )
 from cfmodel.project import BUILTIN, BUILTIN_MODULES, ModuleInfo
+from cfmodel.references import (
+    annotation_reference_type,
+    is_reference,
+    is_reference_annotation,
+    reference_type,
+)
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, kind_of, show
 from cfmodel.transforms.cf.refine.frames import Frame
@@ -180,9 +187,11 @@ CASTS: dict[str, Callable[..., Any]] = {"int": _int_cast, "float": _float_cast}
 
 
 class PluginType:
-    """A parsed annotation: any, null, an entity or an attribute type."""
+    """A parsed annotation: any, null, an entity or an attribute type; and where it takes
+    references (Inmanta 20): ``refs`` is "" (nowhere), "also" (``X | Reference[T]``), "only"
+    (``Reference[T]``) or "items" (``Sequence[X | Reference[T]]``), *held* the T."""
 
-    __slots__ = ("entity", "kind", "spec", "text")
+    __slots__ = ("entity", "held", "kind", "refs", "spec", "text")
 
     def __init__(
         self, text: str, kind: str, entity: p.EntityType | None = None, spec: p.TypeSpec | None = None
@@ -191,6 +200,8 @@ class PluginType:
         self.kind = kind  # "any", "null", "entity", "value"
         self.entity = entity
         self.spec = spec
+        self.refs = ""
+        self.held = "any"
 
 
 class Plugin:
@@ -483,7 +494,19 @@ class PluginRuntime:
         return types
 
     def _parse(self, plugin: Plugin, annotation: object, span: Span) -> PluginType:
-        text = language_type(annotation, getattr(plugin.function, "__globals__", {}))
+        scope = getattr(plugin.function, "__globals__", {})
+        rest, refs, held = split_reference(annotation, scope)
+        if rest is None:
+            parsed = PluginType(f"Reference[{held}]", "any")
+        else:
+            parsed = self._parse_plain(plugin, rest, scope, span)
+        parsed.refs, parsed.held = refs, held
+        return parsed
+
+    def _parse_plain(
+        self, plugin: Plugin, annotation: object, scope: dict[str, Any], span: Span
+    ) -> PluginType:
+        text = language_type(annotation, scope)
         if text is None:
             raise fail(
                 f"plugin {plugin.qname}: annotation {annotation!r} is not a language type "
@@ -513,6 +536,17 @@ class PluginRuntime:
 
     def _check(self, declared: PluginType, value: Any, span: Span, what: str) -> Any:
         kind = declared.kind
+        refs = declared.refs
+        if is_reference(value):
+            return _checked_reference(declared, value, span, what)
+        if refs == "only":
+            raise fail(
+                f"{what} must be a reference ({declared.text}), not {show(value)}", span, "plugin-type"
+            )
+        if refs != "items" and type(value) is list and kind != "entity":
+            for item in value:
+                if is_reference(item):
+                    _checked_reference(declared, item, span, what)
         if kind == "any":
             return value
         if kind == "null":
@@ -541,6 +575,59 @@ class PluginRuntime:
         except CfModelError as error:
             error.code = "plugin-type" if error.code == "type-error" else error.code
             raise
+
+
+def split_reference(annotation: object, scope: dict[str, Any]) -> tuple[object, str, str]:
+    """An annotation without its references (None for ``Reference[T]`` alone), where it takes
+    them (`PluginType.refs`) and the language type they hold."""
+    if isinstance(annotation, str) and "Reference" in annotation:
+        try:
+            annotation = eval(annotation.strip().strip("'\""), dict(scope))  # trusted module code
+        except Exception:
+            return annotation, "", "any"
+    if is_reference_annotation(annotation):
+        return None, "only", annotation_reference_type(annotation)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        held = [a for a in args if is_reference_annotation(a)]
+        if held:
+            others = [a for a in args if not is_reference_annotation(a)]
+            kind = annotation_reference_type(held[0]) if len(held) == 1 else "any"
+            if not others:
+                return None, "only", kind
+            rest: object = others[0] if len(others) == 1 else typing.Union[tuple(others)]  # noqa: UP007
+            return rest, "also", kind
+    if origin in _SEQUENCES and len(args) == 1:
+        inner, refs, kind = split_reference(args[0], scope)
+        if refs:
+            return (list if inner is None else list[inner]), "items", kind  # type: ignore[valid-type]
+    return annotation, "", "any"
+
+
+_SEQUENCES = (list, collections.abc.Sequence, collections.abc.Iterable, collections.abc.Collection)
+
+
+def _checked_reference(declared: PluginType, value: Any, span: Span, what: str) -> Any:
+    """A reference where a plugin takes one (`PluginType.refs`), of the type it says."""
+    shown = show(value)
+    if declared.refs not in ("also", "only", "items"):
+        raise fail(
+            f"{what}: references are not allowed for values of type {declared.text} ({shown}); "
+            "a plugin takes them where its annotation says `... | Reference[...]`",
+            span,
+            "plugin-type",
+        )
+    held = reference_type(value)
+    wanted = declared.held
+    if wanted != "any" and held != wanted and not (wanted == "number" and held in ("int", "float")):
+        raise fail(
+            f"{what} must be a reference to {wanted}, not {shown} "
+            f"(a reference to {held or 'an unknown type'})",
+            span,
+            "plugin-type",
+        )
+    return value
 
 
 class _Backend:
@@ -674,11 +761,14 @@ class EntityView:
 class InstanceProxy:
     """An entity instance as plugins and templates see it: attributes read-only."""
 
-    __slots__ = ("_ev", "_instance")
+    __slots__ = ("_ev", "_instance", "_references")
 
-    def __init__(self, instance: Instance, ev: Evaluator | None = None, **_: Any) -> None:
+    def __init__(
+        self, instance: Instance, ev: Evaluator | None = None, allow_references: bool = False, **_: Any
+    ) -> None:
         object.__setattr__(self, "_instance", instance)
         object.__setattr__(self, "_ev", ev)
+        object.__setattr__(self, "_references", allow_references)
 
     def __getattr__(self, name: str) -> Any:
         instance: Instance = object.__getattribute__(self, "_instance")
@@ -694,7 +784,19 @@ class InstanceProxy:
             raise
         if isinstance(value, Unknown):
             raise UnknownException(value)  # as inmanta's proxy: the plugin call gives Unknown
+        if not final and is_reference(value) and not object.__getattribute__(self, "_references"):
+            raise UnexpectedReference(
+                value,
+                f"Encountered unexpected reference value during plugin execution: attribute '{name}' of "
+                f"{instance} is {show(value)}. Plugins read references only where they ask for them: "
+                "a `... | Reference[...]` annotation, or `inmanta.plugins.allow_reference_values(instance)`",
+            )
         return to_python(object.__getattribute__(self, "_ev"), value)
+
+    def _allow_references(self) -> InstanceProxy:
+        """This instance, with its attributes' references readable (``allow_reference_values``)."""
+        instance: Instance = object.__getattribute__(self, "_instance")
+        return InstanceProxy(instance, object.__getattribute__(self, "_ev"), allow_references=True)
 
     def _type(self) -> EntityView:
         """inmanta's ``DynamicProxy._type()``: the instance's entity."""

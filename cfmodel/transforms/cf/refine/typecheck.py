@@ -15,6 +15,7 @@ from typing import Any
 
 from cfmodel.errors import Note, Span
 from cfmodel.plugins import Unknown
+from cfmodel.references import is_reference, reference_type
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf import semantics as sem
 from cfmodel.transforms.cf.refine.errors import fail, kind_of, show
@@ -74,6 +75,8 @@ class TypeChecker:
             )
         if isinstance(value, Unknown):
             return value
+        if is_reference(value):
+            return self.check_reference(spec, value, span, what)
         if spec.multi:
             if type(value) is not list:
                 raise fail(
@@ -85,6 +88,11 @@ class TypeChecker:
             converted = None
             for position, item in enumerate(value):
                 if isinstance(item, Unknown):
+                    continue
+                if is_reference(item):
+                    self.check_reference(
+                        p.TypeSpec(base, False, False), item, span, _item_what(what, position)
+                    )
                     continue
                 if item is None:
                     raise fail(
@@ -99,6 +107,25 @@ class TypeChecker:
                     converted[position] = new
             return converted if converted is not None else value
         return self.check_base(spec.base, value, span, what, spec)
+
+    def check_reference(self, spec: p.TypeSpec, value: Any, span: Span | None, what: What) -> Any:
+        """A reference (Inmanta 20: resolved at deploy time) where its type fits: ``Reference[str]``
+        in a ``string`` attribute (a typedef's constraints cannot be checked before deploy time)."""
+        held = reference_type(value)
+        if held is None:
+            raise fail(
+                f"{_w(what)}: the type of reference {show(value)} is not known (its class must extend "
+                "Reference[T] with a concrete T, as Reference[str])",
+                span,
+                "type-error",
+            )
+        if not spec.multi and _reference_fits(spec.base, held):
+            return value
+        raise fail(
+            f"{_w(what)} must be {_article(str(spec))} {spec}, not a reference to {held} ({show(value)})",
+            span,
+            "type-error",
+        )
 
     def check_base(self, base: p.BaseType, value: Any, span: Span | None, what: What, spec: object) -> Any:
         if isinstance(base, p.Primitive):
@@ -183,6 +210,18 @@ class TypeChecker:
                     "typedef",
                     note,
                 )
+
+
+def _reference_fits(base: p.BaseType, held: str) -> bool:
+    """Whether a reference to *held* (a primitive's name) may stand where *base* is expected."""
+    if isinstance(base, p.Typedef):
+        if base.base is None:
+            return False  # a constructor typedef: an entity
+        base = base.base
+    if isinstance(base, p.EnumType):
+        return held == "string"
+    name = base.name
+    return name == held or name == "any" or (name == "number" and held in ("int", "float"))
 
 
 def _article(text: str) -> str:
