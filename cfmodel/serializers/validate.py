@@ -218,11 +218,8 @@ def check_objects(
         r = rules.get(type(obj))
         if r is None:
             r = rules[type(obj)] = _Rules(obj.eClass, features, pairs)
-        try:
-            if not r.slow and r.clean(obj, inside):
-                continue
-        except (AttributeError, KeyError, TypeError):  # a value PyEcore's descriptors did not store
-            pass
+        if not r.slow and r.clean(obj, inside):
+            continue
         _check_object(obj, index, ids, features, inside, id_attrs, pairs, problems, bounds)
         if len(problems) > MAX_REPORTED:
             break
@@ -262,22 +259,22 @@ class _Rules:
 
     ``clean(obj, inside)`` is True when the object passes every check `_check_object`
     makes; it builds no message. Abstract classes and classes with iD attributes always
-    take the detailed path (``slow``).
+    take the detailed path (``slow``), as every class does when PyEcore's holders are not
+    laid out as `fastpath` knows them.
     """
 
     __slots__ = ("clean", "slow")
 
     def __init__(self, eclass: Any, features: model.FeatureCache, pairs: Pairs) -> None:
         persistent = features.persistent(eclass)
-        self.slow = needs_detail(eclass, features)
-        source, free = _clean_source(persistent)
-        self.clean: Callable[[EObject, set[int]], bool] = codegen.build(
-            source,
+        # not RAW: holders are not laid out as the generated lines read them
+        self.slow = needs_detail(eclass, features) or not fastpath.RAW
+        self.clean: Callable[[EObject, set[int]], bool] = _clean_emitter(persistent).build(
             f"<cfmodel.validate {eclass.name}>",
+            "clean",
             items=fastpath.items,
             paired=pairs.paired,
             illegal=datatypes.find_xml_illegal,
-            **free,
         )
 
 
@@ -305,75 +302,89 @@ _QUICK_CHECK = {
 }
 
 
-def _clean_source(persistent: list[Any]) -> tuple[str, dict[str, Any]]:
-    free: dict[str, Any] = {}
-    body: list[str] = []
-    for k, f in enumerate(persistent):
-        body += feature_check(f, str(k), free, "return False")
-    source = "\n".join(
-        [
-            f"def make(items, paired, illegal, {', '.join(free)}):",
-            "    def clean(obj, inside):",
-            "        d = obj.__dict__",
-            "        s = obj._isset",
-            *codegen.indent(body, 2),
-            "        return True",
-            "    return clean",
-            "",
-        ]
-    )
-    return source, free
+def _clean_emitter(persistent: list[Any]) -> codegen.Emitter:
+    """``clean(obj, inside)``: False at the first check that fails (`feature_check`)."""
+    em = codegen.Emitter("items", "paired", "illegal")
+    with em.block("def clean(obj, inside):"):
+        em.line("d = obj.__dict__", "s = obj._isset")
+        for f in persistent:
+            feature_check(f, em, "return False")
+        em.line("return True")
+    return em
 
 
 def feature_check(
     f: Any,
-    tag: str,
-    free: dict[str, Any],
+    em: codegen.Emitter,
     fail: str,
     values: bool = True,
     outside: str = "id(v) not in inside",
-) -> list[str]:
-    """Source lines checking one persistent feature of ``obj`` as `_check_object` does
+) -> None:
+    """Emit lines checking one persistent feature of ``obj`` as `_check_object` does
     (bounds, required, value types and ranges, targets inside and paired), leaving the
     value in ``v`` (single-valued; None when unset) or the values in ``vs``.
 
-    `fail` is the statement run on a problem. The lines use ``d`` (the object's
-    ``__dict__``), ``s`` (its ``_isset``), ``obj``, ``inside`` (ids of the document's
-    objects), ``items`` (`fastpath.items`), ``paired`` (`Pairs.paired`), ``illegal``
-    (`datatypes.find_xml_illegal`), and the entries this adds to `free`, named with `tag`.
-    Without `values`, a single-valued attribute's value is left for the caller to check
-    (with ``C<tag>``, the codec's check). `outside`: the test that a target ``v`` is not
-    an object of the document (a caller may keep ``inside`` in another form).
+    `fail` is the statement run on a problem, and also on a single value that is not in
+    one of PyEcore's holders (stored around its descriptors: only the detailed check reads
+    it). The lines use ``d`` (the object's ``__dict__``), ``s`` (its ``_isset``), ``obj``,
+    ``inside`` (ids of the document's objects), ``items`` (`fastpath.items`), ``paired``
+    (`Pairs.paired`), ``illegal`` (`datatypes.find_xml_illegal`), and the values they bind
+    in `em`. Without `values`, a single-valued attribute's value is left for the caller to
+    check. `outside`: the test that a target ``v`` is not an object of the document (a
+    caller may keep ``inside`` in another form).
     """
     attr = isinstance(f, EAttribute)
-    free[f"F{tag}"] = f
-    if attr:
-        codec = datatypes.codec_for(f.eType)
-        free[f"C{tag}"] = codec.check
-        quick = _QUICK_CHECK.get(codec.name)
-        ok = f"({quick} or C{tag}(v))" if quick else f"C{tag}(v)"
-        bad = [f"if not {ok}:", f"    {fail}"]
-    else:
-        opp = f.eOpposite
-        bad = [f"if {outside}:", f"    {fail}"]
-        if opp is not None:
-            free[f"O{tag}"] = opp
-            call = f"paired(v, O{tag}, {bool(opp.many)}, {bool(opp.unique)}, obj)"
-            bad += [f"if not {call}:", f"    {fail}"]
+    feature = em.bind(f, "feature")
     if f.many:
         lower, upper = f.lowerBound, f.upperBound
-        lines = [f"vs = items(obj, F{tag})"]
+        em.line(f"vs = items(obj, {feature})")
         tests = [f"len(vs) < {lower}"] if lower > 0 else []
         tests += [f"len(vs) > {upper}"] if upper > 0 else []
         if tests:
-            lines += [f"if {' or '.join(tests)}:", f"    {fail}"]
-        return [*lines, "for v in vs:", *codegen.indent(bad, 1)]
-    lines = [f"v = d[{f._name!r}]._value if F{tag} in s else None"]
+            with em.block(f"if {' or '.join(tests)}:"):
+                em.line(fail)
+        with em.block("for v in vs:"):
+            _value_check(f, em, fail, outside)
+        return
+    read_value(f, em, fail)
     if f.lowerBound > 0 and model.default_of(f) is None:
-        lines += ["if v is None:", f"    {fail}"]
+        with em.block("if v is None:"):
+            em.line(fail)
     if not values and attr:
-        return lines
-    return [*lines, "if v is not None:", *codegen.indent(bad, 1)]
+        return
+    with em.block("if v is not None:"):
+        _value_check(f, em, fail, outside)
+
+
+def read_value(f: Any, em: codegen.Emitter, doubt: str) -> None:
+    """Emit lines leaving single-valued `f`'s value in ``v`` (None when unset), read from
+    its holder in ``d``; `doubt` runs when the value is not in one of PyEcore's holders."""
+    with em.block(f"if {em.bind(f, 'feature')} in s:"):
+        em.line(f"h = d.get({em.literal(f._name)})")
+        with em.block(f"if type(h) not in {em.bind(fastpath.holder_types(f), 'holders')}:"):
+            em.line(doubt)
+        em.line("v = h._value")
+    with em.block("else:"):
+        em.line("v = None")
+
+
+def _value_check(f: Any, em: codegen.Emitter, fail: str, outside: str) -> None:
+    """Lines checking one value ``v`` of `f` (its type and range, or its target)."""
+    if isinstance(f, EAttribute):
+        codec = datatypes.codec_for(f.eType)
+        check = em.bind(codec.check, "check")
+        quick = _QUICK_CHECK.get(codec.name)
+        ok = f"({quick} or {check}(v))" if quick else f"{check}(v)"
+        with em.block(f"if not {ok}:"):
+            em.line(fail)
+        return
+    with em.block(f"if {outside}:"):
+        em.line(fail)
+    opp = f.eOpposite
+    if opp is not None:
+        call = f"paired(v, {em.bind(opp, 'opposite')}, {bool(opp.many)}, {bool(opp.unique)}, obj)"
+        with em.block(f"if not {call}:"):
+            em.line(fail)
 
 
 def needs_detail(eclass: Any, features: model.FeatureCache) -> bool:

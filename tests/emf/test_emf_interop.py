@@ -12,6 +12,7 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, ecore, validate, xmi
+from cfmodel.serializers.xmi import writer
 from tests.serializers.samples import infra_ids, infra_model, infra_package, tree_model, tree_packages
 
 from .emf import EmfChecker
@@ -181,7 +182,7 @@ def test_pitfall_4_what_we_refuse_emf_reports(emf: EmfChecker, tmp_path: Path) -
     nameless.primary = None  # written by hand below: the writer cannot name an outside object
     with pytest.warns(validate.BoundsWarning, match="Host nameless.name: required feature is not set"):
         xmi.to_bytes([nameless], xmi.XmiOptions(id_of=ids.get))
-    unchecked = xmi._Writer(roots, ids, list(canonical.walk(roots))).document()
+    unchecked = writer.Writer(roots, ids, list(canonical.walk(roots))).document()
     unchecked = unchecked.replace(b'xmi:id="nameless"', b'xmi:id="nameless" primary="orphan"')
     (tmp_path / "infra.ecore").write_bytes(ecore.to_bytes(pkg))
     (tmp_path / "bad.xmi").write_bytes(unchecked)

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from cfmodel.serializers import ecore, xmi
+from cfmodel.serializers.xmi import scan
 from tests.serializers.test_xmiscan import random_model, registry, scan_package, state
 
 from .emf import EmfChecker
@@ -27,6 +28,6 @@ def test_emf_resaves_of_flat_documents_take_the_fast_lane(emf: EmfChecker, tmp_p
     for path in written:
         data = (out / path.name).read_bytes()
         assert data != path.read_bytes()  # EMF's own layout: features in order, its escaping
-        scanned = xmi._scanned(data, "doc.xmi", fresh())
+        scanned = scan.scanned(data, "doc.xmi", fresh())
         assert scanned is not None
         assert state(scanned) == state(xmi.from_bytes(data, fresh(), "doc.xmi", xmi.XmiOptions(scan=False)))

@@ -25,6 +25,7 @@ from cfmodel.errors import CfSerializationError
 from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import canonical, ecore, json, linking, model, validate, xmi
 from cfmodel.serializers.base import register_packages
+from cfmodel.serializers.xmi import heads, reader, writer
 from tests.serializers.samples import infra_ids, infra_model, infra_package
 
 
@@ -154,7 +155,7 @@ def _odd_package() -> tuple[EPackage, EClass]:
 def test_generated_head_equals_general_head(s: str, i: int, d: float) -> None:
     _pkg, c = _odd_package()
     obj = c(s=s, i=i, d=d)
-    plan = xmi._ClassPlan(c, "o")
+    plan = writer.ClassPlan(c, "o")
     names = linking.Fragments([obj], {})
     assert plan.head(obj, {}, names, "", "") == plan.slow_head(obj, {}, names)
     assert plan.head(obj, {obj: "x1"}, names, "<", ">") == f"<{plan.slow_head(obj, {obj: 'x1'}, names)}>"
@@ -166,9 +167,9 @@ def test_generated_heads_equal_general_heads_on_the_sample(with_ids: bool) -> No
     roots = infra_model(pkg)
     ids = _ids(roots) if with_ids else {}
     names = linking.Fragments(roots, ids)
-    plans: dict[type, xmi._ClassPlan] = {}
+    plans: dict[type, writer.ClassPlan] = {}
     for obj in canonical.walk(roots):
-        plan = plans.setdefault(type(obj), xmi._ClassPlan(obj.eClass, "infra"))
+        plan = plans.setdefault(type(obj), writer.ClassPlan(obj.eClass, "infra"))
         assert plan.head(obj, ids, names, "", "") == plan.slow_head(obj, ids, names)
 
 
@@ -255,7 +256,7 @@ def test_the_checked_writer_refuses_exactly_what_validation_refuses(
     breakage(roots)
     ids = _ids(roots)
     objects = list(canonical.walk(roots))
-    checked = xmi._Writer(roots, ids, objects).document(checked=True)
+    checked = writer.Writer(roots, ids, objects).document(checked=True)
     assert (checked is None) == (name != "valid")
     expected = _problems(roots, ids, False, monkeypatch)
     if not expected:
@@ -289,10 +290,10 @@ def test_checked_literals_agree_with_codec_checks(value: Any) -> None:
     obj.eSet(feature, 0 if feature == "i" else 0.0 if feature == "d" else "")
     obj.__dict__[feature]._value = value  # around PyEcore's type check
     ok = not (value is True or value == 2**31 or value == "a\x00")
-    checked = xmi._Writer([obj], {}, [obj]).document(checked=True)
+    checked = writer.Writer([obj], {}, [obj]).document(checked=True)
     assert (checked is not None) == ok
     if ok:
-        assert checked == xmi._Writer([obj], {}, [obj]).document()
+        assert checked == writer.Writer([obj], {}, [obj]).document()
 
 
 def test_validation_of_many_values_and_bounds() -> None:
@@ -476,22 +477,22 @@ def test_the_fast_head_writes_what_the_general_lines_write(monkeypatch: pytest.M
             o.next = roots[(i * 7) % len(roots)]
         roots.append(o)
     ids = {o: f"n{i}" for i, o in enumerate(roots) if i % 5}
-    fast_lines = xmi._fast_lines
-    assert fast_lines([], [(node.findEStructuralFeature("next"), "next", "next", False)], [])
+    has_fast_path = heads.has_fast_path
+    assert has_fast_path([], [(node.findEStructuralFeature("next"), "next", "next", False)], [])
     fast = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
     assert b'next="/' in fast and b'weight="NaN"' in fast  # positional targets and the other literals
-    monkeypatch.setattr(xmi, "_fast_lines", lambda *args: [])
+    monkeypatch.setattr(heads, "has_fast_path", lambda *args: False)
     assert xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get)) == fast
     roots[3].size = 2**40  # out of EInt's range: refused by both
-    for lines in (lambda *args: [], fast_lines):
-        monkeypatch.setattr(xmi, "_fast_lines", lines)
+    for fast_path in (lambda *args: False, has_fast_path):
+        monkeypatch.setattr(heads, "has_fast_path", fast_path)
         with pytest.raises(CfSerializationError):
             xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
 
 
 @pytest.mark.parametrize("few", [16, 0], ids=["lookups", "dispatch"])
 def test_isset_of_read_objects_is_made_from_their_holders(few: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(xmi, "_FEW_NAMES", few)
+    monkeypatch.setattr(reader, "FEW_NAMES", few)
     pkg = EPackage("lazy", nsURI="http://cfmodel.example/lazy", nsPrefix="lazy")
     node = EClass("Node")
     tags = EAttribute("tags", EString, upper=-1)

@@ -1,4 +1,4 @@
-"""The XMI reader's fast lane (`xmiscan` + `xmi._ScanReader`) against its streaming reader.
+"""The XMI reader's fast lane (`xmi.scan`: its scanner and `ScanReader`) against its streaming reader.
 
 The lane reads only flat documents in the layout cfmodel writes and hands everything
 else to expat. What must hold: for every document it takes, it leaves exactly the objects,
@@ -37,8 +37,9 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError
 from cfmodel.metamodel.runtime import fastpath
-from cfmodel.serializers import canonical, ecore, xmi, xmiscan
+from cfmodel.serializers import canonical, ecore, xmi
 from cfmodel.serializers.base import local_registry, ncname_id, register_packages
+from cfmodel.serializers.xmi import scan as xmiscan
 
 # ---- a metamodel with every kind of value a flat document holds ----------------------------
 
@@ -48,7 +49,7 @@ def scan_package() -> EPackage:
     state = EEnum("State", literals=["up", "down"])
     item = EClass("Item")
     group = EClass("Group")
-    wide = EClass("Wide")  # more names than `create` looks up one by one (xmi._FEW_NAMES)
+    wide = EClass("Wide")  # more names than `create` looks up one by one (reader.FEW_NAMES)
     refs_first = EClass("RefsFirst")  # a reference before the attributes in feature order
     items = EReference("items", item, upper=-1)
     member_of = EReference("group", group)
@@ -197,7 +198,7 @@ def state(doc: Any) -> list[str]:
 def read(data: bytes, rset: ResourceSet, lane: str) -> Any:
     """`xmi.from_bytes` with the fast lane (``scan``: it must take the document) or without."""
     if lane == "scan":
-        doc = xmi._scanned(data, "doc.xmi", rset)
+        doc = xmiscan.scanned(data, "doc.xmi", rset)
         assert doc is not None, "the fast lane refused the document"
         return doc
     return xmi.from_bytes(data, rset, "doc.xmi", xmi.XmiOptions(scan=False))
@@ -226,7 +227,7 @@ def test_the_lane_reads_random_flat_documents_as_the_streaming_reader(seed: int)
     roots, ids = random_model(pkg, rng, rng.choice([1, 2, 5, 30, 200]))
     data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
     if len(roots) == 1 or not _flat(roots):  # a single root is the document element; children
-        assert xmi._scanned(data, "doc.xmi", fresh()) is None
+        assert xmiscan.scanned(data, "doc.xmi", fresh()) is None
         return
     assert state(read(data, fresh(), "scan")) == state(read(data, fresh(), "expat"))
 
@@ -330,7 +331,7 @@ def test_mutated_documents_give_the_streaming_readers_outcome(seed: int) -> None
     taken = 0
     for mutated in _mutations(text, rng, 400):
         data = mutated.encode("utf-8", errors="surrogatepass")
-        taken += xmi._scanned(data, "doc.xmi", fresh()) is not None
+        taken += xmiscan.scanned(data, "doc.xmi", fresh()) is not None
         assert outcome(data, fresh, True) == outcome(data, fresh, False), mutated
     assert taken > 30  # many mutations stay in the layout (values changed)
 
@@ -371,10 +372,10 @@ def test_documents_outside_the_layout_are_read_by_expat(edit: Callable[[str], st
     a, b = item(name="a", count=7), item(name="b")
     a.next = b
     text = xmi.to_bytes([a, b], xmi.XmiOptions(id_of={a: "a", b: "b"}.get)).decode("utf-8")
-    assert xmi._scanned(text.encode("utf-8"), "doc.xmi", fresh()) is not None
+    assert xmiscan.scanned(text.encode("utf-8"), "doc.xmi", fresh()) is not None
     data = edit(text).encode("utf-8")
     assert data != text.encode("utf-8")
-    assert xmi._scanned(data, "doc.xmi", fresh()) is None
+    assert xmiscan.scanned(data, "doc.xmi", fresh()) is None
     assert outcome(data, fresh, True) == outcome(data, fresh, False)
 
 
@@ -390,7 +391,7 @@ def test_a_lane_that_gives_up_leaves_no_instances_behind() -> None:
     gc.collect()  # instances other tests read and dropped
     before = len(list(read_item.allInstances()))
     resources = dict(rset.resources)
-    assert xmi._scanned(data, "doc.xmi", rset) is None
+    assert xmiscan.scanned(data, "doc.xmi", rset) is None
     assert len(list(read_item.allInstances())) == before and rset.resources == resources
     with pytest.raises(CfSerializationError, match=r"doc.xmi:52:1: .*unresolved reference 'i999'"):
         xmi.from_bytes(data, rset, "doc.xmi")

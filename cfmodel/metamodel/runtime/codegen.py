@@ -1,17 +1,20 @@
 """Per-class functions generated as Python source, for the serializers' hot loops.
 
-Input: source text built by a serializer from a class's features. The only text taken
-from a model is feature and attribute names, always embedded as `repr` literals; every
-other value (features, codecs, tables) comes in through the ``make`` function's
-parameters, so a name can never become code. Output: the function ``make`` returns.
-Compiled code is cached by its text, so reading or writing many documents of one
-metamodel compiles each class once.
+Input: an `Emitter` filled by a serializer from a class's features. The only text taken
+from a model is feature and attribute names, always embedded as `repr` literals
+(`Emitter.literal`); every other value (features, codecs, holder classes, fixed text
+between values) is bound to a named parameter of the generated ``make`` function
+(`Emitter.bind`), so a name can never become code and no generated text is ever patched
+after it is written. Output: the function ``make`` returns. Compiled code is cached by
+its text, so reading or writing many documents of one metamodel compiles each class once
+(the names `bind` gives depend only on the order of binding, not on the values).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import CodeType
 from typing import Any
 
@@ -32,3 +35,61 @@ def build(source: str, label: str, **free: Any) -> Any:
 def indent(lines: list[str], levels: int) -> list[str]:
     pad = "    " * levels
     return [pad + line for line in lines]
+
+
+class Emitter:
+    """The body of one generated ``make`` function, written line by line.
+
+    ``make``'s parameters are the `fixed` names the caller passes to `build` and every
+    value the lines `bind`. A bound value is named after a hint chosen by cfmodel's own
+    code and a counter (``feature_0``, ``literal_3``); binding the same object again gives
+    the same name. Lines are indented by the open `block`s.
+    """
+
+    def __init__(self, *fixed: str) -> None:
+        self.fixed = fixed
+        self.lines: list[str] = []
+        self.values: dict[str, Any] = {}
+        self._names: dict[int, str] = {}
+        self._counts: dict[str, int] = {}
+        self._depth = 1  # inside ``make``
+
+    def bind(self, value: Any, hint: str) -> str:
+        """The name under which `value` reaches the generated code."""
+        name = self._names.get(id(value))
+        if name is not None and self.values[name] is value:
+            return name
+        count = self._counts.get(hint, 0)
+        self._counts[hint] = count + 1
+        name = f"{hint}_{count}"
+        self.values[name] = value
+        self._names[id(value)] = name
+        return name
+
+    @staticmethod
+    def literal(text: str) -> str:
+        """`text` (a name from a model) as a Python literal: never code."""
+        return repr(text)
+
+    def line(self, *texts: str) -> None:
+        pad = "    " * self._depth
+        self.lines += [pad + text for text in texts]
+
+    @contextlib.contextmanager
+    def block(self, header: str) -> Iterator[None]:
+        """Lines written inside ``with emitter.block("if x:"):`` are the block's body."""
+        self.line(header)
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+
+    def source(self, returns: str) -> str:
+        params = ", ".join([*self.fixed, *self.values])
+        return "\n".join([f"def make({params}):", *self.lines, f"    return {returns}", ""])
+
+    def build(self, label: str, returns: str, **fixed: Any) -> Any:
+        """Compile the lines and return what ``make`` returns (the expression `returns`)."""
+        assert set(fixed) == set(self.fixed), "every fixed parameter is passed"
+        return build(self.source(returns), label, **fixed, **self.values)

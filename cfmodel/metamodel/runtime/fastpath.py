@@ -88,6 +88,7 @@ _NONE_DEFAULTS = ("_internal_id", "_container", "_containment_feature", "_eresou
 _LAZY: dict[str, Callable[[], Any]] = {"listeners": list, "_eternal_listener": list, "_inverse_rels": set}
 _PREPARED = "_cfmodel_light"  # on a class light_class prepared: its EClass
 _HOLDER_CLASS = "_cfmodel_holder"  # where a feature keeps its holder class
+_HOLDER_TYPES = "_cfmodel_holders"  # where a feature keeps `holder_types`
 
 
 class _CreatedOnRead:
@@ -271,6 +272,17 @@ def holder_class(f: Any) -> type:
         attrs = {"__slots__": (), "_feature": f, "is_ref": is_ref, "is_cont": is_ref and bool(f.containment)}
         found = type("LightValue", (LightValue,), attrs)
         f.__dict__[_HOLDER_CLASS] = found
+    return found
+
+
+def holder_types(f: Any) -> frozenset[type]:
+    """The classes a single value of `f` is held in: PyEcore's `EValue` and `f`'s light
+    holder (a generated test ``type(h) in holder_types(f)``, exact and cheap; made once,
+    kept on the feature)."""
+    light = holder_class(f)
+    found: frozenset[type] | None = f.__dict__.get(_HOLDER_TYPES)
+    if found is None or light not in found:
+        found = f.__dict__[_HOLDER_TYPES] = frozenset((EValue, light))
     return found
 
 

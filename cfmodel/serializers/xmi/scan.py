@@ -1,6 +1,7 @@
 """The fast lane of the XMI reader: a strict scanner for flat documents laid out as
 cfmodel and EMF write them (several roots under ``xmi:XMI``, one element per line, no
-children).
+children), and `scanned`, which builds their objects row by row (`ScanReader`) with the
+lines the streaming reader's constructors run (`reader.branches`).
 
 Input: a document's text and, per element tag, the layouts (`Layout`) its class may be
 written in (the XML attribute names in order, and which of them hold free text: cfmodel
@@ -35,8 +36,16 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
-from cfmodel.serializers.base import XMI_NS
+from pyecore.ecore import EAttribute, EObject, EString
+from pyecore.resources import ResourceSet
+
+from cfmodel.metamodel.runtime import codegen, fastpath
+from cfmodel.serializers import datatypes, model
+from cfmodel.serializers.base import IDS_KEY, XMI_NS, Document, attach
+from cfmodel.serializers.xmi import reader
+from cfmodel.serializers.xmi.options import XMI_ID
 
 
 class NotScannableError(Exception):
@@ -238,3 +247,136 @@ def decode(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotScannableError("not UTF-8") from None
+
+
+# ---- building the objects ------------------------------------------------------------------
+
+
+def scanned(data: bytes, name: str, resource_set: ResourceSet) -> Document | None:
+    """The document, read through the fast lane, or None when it is outside what that
+    lane reads (`NotScannableError`, its one signal; nothing it made is kept then, and
+    expat reads the document and reports any error, with its line)."""
+    if not fastpath.LIGHT:
+        return None
+    try:
+        return ScanReader(name, resource_set, 2).read(decode(data))
+    except NotScannableError:
+        return None
+
+
+def rows_emitter(plan: reader.ReadPlan, names: list[str], free_text: list[bool]) -> codegen.Emitter:
+    """``build(rows, add)``, making one light object of `plan`'s class per row of the
+    scanner (values of the XML attributes `names`, in that order; ``""`` where absent,
+    free text after a ``"``), each passed to ``add``.
+
+    The objects are built by the lines `create` runs (`reader.branches`), in the order
+    `create` takes the names, so both give equal objects with equal dicts. They are not
+    registered as PyEcore instances (the caller does it once the document is read).
+    """
+    found = reader.branches(plan, fastpath.RAW, True)
+    position = {name: k for k, name in enumerate(names)}
+    if len(found) <= reader.FEW_NAMES:
+        order = [n for n in reader.lookup_order(found) if n in position]
+    else:  # `create` dispatches in file order then
+        order = names
+    em = codegen.Emitter(*reader.MAKE_NAMES, "unescape")
+    row = ", ".join(f"a{k}" for k in range(len(names))) + ("," if len(names) == 1 else "")
+    with em.block("def build(rows, add):"), em.block(f"for {row} in rows:"):
+        reader.new_object(em, True, register=False)
+        for name in order:
+            k = position[name]
+            with em.block(f"if a{k}:"):
+                if free_text[k]:
+                    em.line(f"text = a{k}[1:]")
+                    with em.block("if '&' in text:"):
+                        em.line("text = unescape(text)")
+                else:
+                    em.line(f"text = a{k}")
+                found[name](em)
+        with em.block("if '_isset' in d:"):
+            em.line("sync_isset(obj)")
+        em.line("add(obj)")
+    return em
+
+
+RowsBuilder = Callable[[Rows, Callable[[EObject], None]], None]
+_STRING = datatypes.codec_for(EString)  # free text: may be empty, may hold references
+
+
+def _give_up(*_: Any) -> Any:
+    raise NotScannableError("a value the streaming reader reports")
+
+
+class ScanReader(reader.Reader):
+    """Builds the objects of a document the scanner reads, row by row, with the lines the
+    streaming reader's constructors run (`rows_emitter`); at the first doubt (an id used
+    twice, a bad literal, a reference that does not resolve or leaves the document, a
+    class it does not know) it gives up with `NotScannableError`, and the caller reads
+    with expat, which says what is wrong."""
+
+    def __init__(self, name: str, rset: ResourceSet, max_depth: int) -> None:
+        super().__init__(name, rset, max_depth)
+        # per (namespace URI, class name, layout number): the function building its rows
+        self.builders: dict[tuple[str, str, int], RowsBuilder] = {}
+
+    def fail(self, message: str, line: int | None = None) -> Exception:
+        return NotScannableError(message)
+
+    def read(self, text: str) -> Document:
+        scanner = Scanner(text, self.layouts)
+        prefixes, builders, add = scanner.head.prefixes, self.builders, self.roots.append
+        for tag, k, rows in scanner.runs():
+            prefix, _, local = tag.partition(":")
+            builders[prefixes[prefix], local, k](rows, add)
+        self.resolve_references()
+        fastpath.register_all(self.roots)  # only now: nothing is registered if the lane gives up
+        # every root is a new light object in no container (no containment is read here)
+        resource = attach(self.rset, self.name, self.roots, fresh=True)
+        resource.__dict__[IDS_KEY] = self.ids
+        return Document(self.roots, self.ids, resource)
+
+    def layouts(self, uri: str, local: str) -> list[Layout]:
+        """The layouts elements of the class may be written in: cfmodel's (the writer's
+        `ClassPlan`: attributes, then references) and EMF's (features in order); none for
+        a class the lane does not build (unknown, not light, or with names the patterns
+        cannot hold)."""
+        try:
+            plan = self.plan_of(uri, local)
+        except NotScannableError:
+            return []
+        if not plan.light:
+            return []
+        written = [
+            f
+            for f in model.persistent_features(plan.eclass)
+            if (
+                not f.many
+                if isinstance(f, EAttribute)
+                else not f.containment and not model.is_container_ref(f)
+            )
+        ]
+        if not all(is_name(f.name) for f in written):
+            return []
+        ours = [f for f in written if isinstance(f, EAttribute)] + [
+            f for f in written if not isinstance(f, EAttribute)
+        ]
+        found: list[Layout] = []
+        for order in (ours, written) if ours != written else (ours,):
+            names = [XMI_ID, *(f.name for f in order)]
+            free_text = [
+                False,
+                *(isinstance(f, EAttribute) and plan.handlers[f.name][2] is _STRING for f in order),
+            ]
+            em = rows_emitter(plan, names, free_text)
+            label = f"<cfmodel.xmi rows {plan.name}>"
+            self.builders[uri, local, len(found)] = self.build(
+                em, label, "build", plan, bad=_give_up, other=_give_up, unescape=unescape
+            )
+            found.append(Layout(("xmi:id", *names[1:]), tuple(free_text)))
+        return found
+
+    def duplicate_id(self, ident: str) -> None:
+        raise NotScannableError(f"xmi:id {ident!r} twice")
+
+    def external(self, location: str, fragment: str, line: int, f: Any, hint: str | None) -> EObject:
+        raise NotScannableError("a reference to another document")
