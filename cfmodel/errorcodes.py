@@ -95,6 +95,7 @@ _ALL: list[ErrorCode] = [
     *_table(
         Category.PROJECT,
         ("bad-module", "a module directory lacks module.yaml or model/_init.cf"),
+        ("bad-facts", "a --facts or --trusted-facts file is not a JSON or YAML mapping within the limits"),
         ("bad-project", "project.yml is not a valid project description"),
         ("empty-file", "warning: the file to parse is empty"),
         ("module-not-found", "an imported module is on no directory of the module path"),

@@ -18,10 +18,15 @@ Guarantees:
   them the way they already report bad YAML; so are numbers longer than
   `MAX_YAML_NUMBER_CHARS` and values its constructors cannot make (a 30th of February).
   Its cost is linear in the text.
+* `load_json` builds the data of a JSON text with the same depth limit, checked on the
+  text before any parsing (so the data a caller walks is never deeper than
+  `MAX_YAML_DEPTH`), and raises every problem as a `json.JSONDecodeError` whose line and
+  column say where it is.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -85,8 +90,9 @@ def load_yaml(text: str) -> Any:
     try:
         try:
             node = loader.get_single_node()
-        except RecursionError:
-            raise YamlLimitError(problem=f"the document nests deeper than {MAX_YAML_DEPTH} levels") from None
+        except RecursionError:  # nesting hidden from `_check_brackets` (brackets in quotes)
+            problem = f"the document nests deeper than {MAX_YAML_DEPTH} levels"
+            raise YamlLimitError(problem=problem, problem_mark=loader.get_mark()) from None
         if node is None:
             return None
         _check_limits(node)
@@ -98,6 +104,21 @@ def load_yaml(text: str) -> Any:
         loader.dispose()
 
 
+def load_json(text: str) -> Any:
+    """The data of the JSON document in *text*.
+
+    Raises:
+        json.JSONDecodeError: not JSON, or nested deeper than `MAX_YAML_DEPTH` (at the
+            bracket that goes too deep).
+    """
+    _check_json_depth(text)
+    try:
+        return json.loads(text)
+    except RecursionError:  # not reached after the check; kept as the last line of defence
+        message = f"the document nests deeper than {MAX_YAML_DEPTH} levels"
+        raise json.JSONDecodeError(message, text, 0) from None
+
+
 def yaml_problem(error: yaml.YAMLError) -> tuple[str, int | None, int | None]:
     """One line saying what is wrong with a YAML text, and where (1-based line, column)."""
     if isinstance(error, yaml.MarkedYAMLError):
@@ -107,6 +128,12 @@ def yaml_problem(error: yaml.YAMLError) -> tuple[str, int | None, int | None]:
             return problem, mark.line + 1, mark.column + 1
         return problem, None, None
     return str(error).splitlines()[0] if str(error) else "not valid YAML", None, None
+
+
+def yaml_error_span(error: yaml.YAMLError, label: str) -> Span:
+    """Where in the file *label* a YAML error is (its start when the error says nothing)."""
+    _, line, col = yaml_problem(error)
+    return Span(label, line or 1, col or 1, line or 1, (col or 1) + 1)
 
 
 _BRACKET = re.compile(r"[\[\]{}]")
@@ -128,6 +155,26 @@ def _check_brackets(text: str) -> None:
             raise YamlLimitError(
                 problem=f"the document nests deeper than {MAX_YAML_DEPTH} levels", problem_mark=mark
             )
+
+
+# a JSON string (skipped whole, so brackets inside it do not count) or a bracket
+_JSON_DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _check_json_depth(text: str) -> None:
+    """Refuse a JSON text whose arrays and objects nest deeper than `MAX_YAML_DEPTH`."""
+    if text.count("[") + text.count("{") <= MAX_YAML_DEPTH:
+        return
+    depth = 0
+    for match in _JSON_DEPTH_TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                message = f"the document nests deeper than {MAX_YAML_DEPTH} levels"
+                raise json.JSONDecodeError(message, text, match.start())
+        elif token in "]}":
+            depth = max(depth - 1, 0)
 
 
 def _check_limits(root: yaml.Node) -> None:

@@ -47,7 +47,7 @@ from cfmodel.errors import CfLoadError, CfModelError, Diagnostics, Span
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
 from cfmodel.grammars.frontend import file_span, read_source
-from cfmodel.inputs import load_yaml, read_text
+from cfmodel.inputs import load_yaml, read_text, yaml_error_span, yaml_problem
 
 BUILTIN_MODULES = Path(__file__).parent / "modules"
 MAIN_NAMESPACE = "__config__"
@@ -201,8 +201,11 @@ def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[
     label = str(settings_file)
     try:
         settings = load_yaml(read_text(settings_file, label)) or {}
-    except (OSError, yaml.YAMLError) as error:
+    except OSError as error:
         raise CfLoadError(f"cannot read project settings: {error}", file_span(label), "bad-project") from None
+    except yaml.YAMLError as error:
+        message = f"cannot read project settings: {yaml_problem(error)[0]}"
+        raise CfLoadError(message, yaml_error_span(error, label), "bad-project") from None
     if not isinstance(settings, dict):
         raise CfLoadError(
             "project settings must be a mapping (name: ..., modulepath: ...)", file_span(label), "bad-project"

@@ -20,8 +20,8 @@ from typing import Any
 import yaml
 
 from cfmodel.cache import ParseCache
-from cfmodel.errors import CfLoadError, CfUsageError, Diagnostic
-from cfmodel.inputs import load_yaml, read_text
+from cfmodel.errors import CfLoadError, CfUsageError, Diagnostic, Span
+from cfmodel.inputs import load_json, load_yaml, read_text, yaml_problem
 from cfmodel.transforms.bindings.trusted import TrustedError, with_trusted
 
 
@@ -130,19 +130,32 @@ def _yaml_scalar(raw: str) -> Any:
 
 
 def read_facts_file(path: Path) -> dict[str, Any]:
+    """The facts of a JSON (``.json``) or YAML file: a mapping.
+
+    Raises:
+        CfUsageError: the file cannot be read (a path on the command line that is wrong).
+        CfLoadError: ``bad-facts`` at the line and column of the problem: not JSON/YAML,
+            over a limit (`cfmodel.inputs`), or not a mapping; ``not-utf8``, ``too-large``.
+    """
     try:
         text = read_text(path)
     except OSError as error:
         raise CfUsageError(f"cannot read facts file {path}: {error.strerror or error}") from None
     try:
-        data = json.loads(text) if path.suffix == ".json" else load_yaml(text)
-    except RecursionError:
-        raise CfUsageError(f"{path}: the facts nest too deeply") from None
-    except (ValueError, yaml.YAMLError) as error:
-        kind = "JSON" if path.suffix == ".json" else "YAML"
-        raise CfUsageError(f"{path}: not valid {kind}: {error}") from None
+        data = load_json(text) if path.suffix == ".json" else load_yaml(text)
+    except json.JSONDecodeError as error:
+        raise _bad_facts(path, f"not valid JSON: {error.msg}", error.lineno, error.colno) from None
+    except yaml.YAMLError as error:
+        problem, line, col = yaml_problem(error)
+        raise _bad_facts(path, f"not valid YAML: {problem}", line or 1, col or 1) from None
+    except ValueError as error:  # a JSON number Python will not read (over 4,300 digits)
+        raise _bad_facts(path, f"not valid JSON: {error}", 1, 1) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise CfUsageError(f"{path}: facts must be a mapping, got {type(data).__name__}")
+        raise _bad_facts(path, f"facts must be a mapping, got {type(data).__name__}", 1, 1)
     return {str(key): value for key, value in data.items()}
+
+
+def _bad_facts(path: Path, message: str, line: int, col: int) -> CfLoadError:
+    return CfLoadError(message, Span(str(path), line, col, line, col + 1), "bad-facts")

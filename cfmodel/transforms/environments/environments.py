@@ -50,7 +50,7 @@ import yaml
 
 from cfmodel.errors import CfCompileError, CfLoadError, Diagnostic, Diagnostics, Note, Severity, Span
 from cfmodel.grammars.environments import ParsedEnvironments, parse_file
-from cfmodel.inputs import load_yaml, read_text
+from cfmodel.inputs import load_yaml, read_text, yaml_error_span, yaml_problem
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.transforms.bindings.compose import ExpressionError, Value, describe, evaluate, show
 
@@ -617,10 +617,14 @@ class _Run:
             except CfLoadError as error:
                 self.diags.error(error.span, error.message, error.code)
                 return ["libs"]
-            except (OSError, yaml.YAMLError) as error:
+            except OSError as error:
                 self.diags.error(
                     Span(str(settings), 1, 1, 1, 1), f"cannot read project settings: {error}", "bad-project"
                 )
+                return ["libs"]
+            except yaml.YAMLError as error:
+                message = f"cannot read project settings: {yaml_problem(error)[0]}"
+                self.diags.error(yaml_error_span(error, str(settings)), message, "bad-project")
                 return ["libs"]
             paths = data.get("modulepath", "libs") if isinstance(data, dict) else None
             if isinstance(paths, str):

@@ -37,7 +37,7 @@ import yaml
 
 from cfmodel.errors import CfLoadError, Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings
-from cfmodel.inputs import decode_text, load_yaml, read_text
+from cfmodel.inputs import decode_text, load_yaml, read_text, yaml_problem
 from cfmodel.transforms.bindings.compose import Value
 from cfmodel.transforms.bindings.providers.base import BindingsBuilder, file_span, json_marks, yaml_marks
 
@@ -72,7 +72,8 @@ def read_enc(text: str, source: str, json_text: bool = False) -> EncData:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         span = file_span(source, mark.line + 1, mark.column + 1) if mark is not None else file_span(source)
-        raise CfLoadError(f"the classifier's answer is not valid YAML: {err}", span, "enc-failed") from None
+        message = f"the classifier's answer is not valid YAML: {yaml_problem(err)[0]}"
+        raise CfLoadError(message, span, "enc-failed") from None
     if data is None:
         data = {}
     marks = json_marks(text) if json_text else yaml_marks(text)

@@ -46,7 +46,7 @@ import yaml
 
 from cfmodel.errors import Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings
-from cfmodel.inputs import load_yaml, read_text, yaml_problem
+from cfmodel.inputs import load_json, load_yaml, read_text, yaml_problem
 from cfmodel.transforms.bindings.compose import Value, show
 from cfmodel.transforms.bindings.compose.dotted import DottedKeyError, dig, split
 from cfmodel.transforms.bindings.compose.values import MISSING
@@ -245,16 +245,16 @@ class Hierarchy:
         except OSError as err:
             raise HieraError(f"cannot read {file}: {err.strerror}", "hiera-data", None) from None
         try:
-            data = json.loads(text) if backend == "json_data" else load_yaml(text)
-        except RecursionError:
-            kind = "JSON" if backend == "json_data" else "YAML"
-            raise HieraError(f"{file}: the {kind} nests too deeply", "hiera-data", file_span(file)) from None
+            data = load_json(text) if backend == "json_data" else load_yaml(text)
         except yaml.YAMLError as err:
             problem, line, col = yaml_problem(err)
             span = file_span(file, line, col) if line and col else file_span(file)
             raise HieraError(f"{file.name} is not valid YAML: {problem}", "hiera-data", span) from None
-        except ValueError as err:
-            raise HieraError(f"{file} is not valid JSON: {err}", "hiera-data", file_span(file)) from None
+        except json.JSONDecodeError as err:
+            span = file_span(file, err.lineno, err.colno)
+            raise HieraError(f"{file.name} is not valid JSON: {err.msg}", "hiera-data", span) from None
+        except ValueError as err:  # a number Python will not read (over 4,300 digits)
+            raise HieraError(f"{file.name} is not valid JSON: {err}", "hiera-data", file_span(file)) from None
         if data is None:
             data = {}
         if not isinstance(data, dict):

@@ -40,7 +40,7 @@ import yaml
 
 from cfmodel.errors import CfLoadError, Diagnostics
 from cfmodel.grammars.bindings import parse_file
-from cfmodel.inputs import load_yaml, read_text
+from cfmodel.inputs import load_yaml, read_text, yaml_error_span, yaml_problem
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
 from cfmodel.transforms.bindings.compose import (
@@ -105,8 +105,11 @@ def read_settings(root: str | Path) -> ProjectSettings:
         return ProjectSettings(root, (root / "libs",))
     try:
         data = load_yaml(read_text(file)) or {}
-    except (OSError, yaml.YAMLError) as err:
+    except OSError as err:
         raise CfLoadError(f"cannot read project settings: {err}", file_span(file), "bad-project") from None
+    except yaml.YAMLError as err:
+        message = f"cannot read project settings: {yaml_problem(err)[0]}"
+        raise CfLoadError(message, yaml_error_span(err, str(file)), "bad-project") from None
     if not isinstance(data, dict):
         raise CfLoadError("project settings must be a mapping", file_span(file), "bad-project")
     paths = data.get("modulepath", "libs")
