@@ -1,13 +1,17 @@
 """Run the CLI as a user would, in a subprocess with a time limit and its own cache, and
 optionally hard limits on its CPU time and address space (a run over them is killed or
-fails with exit 3, which the callers' assertions catch)."""
+fails with exit 3, which the callers' assertions catch); `measure_cli` also reports the
+run's peak resident memory and CPU time, as the kernel counted them."""
 
 from __future__ import annotations
 
 import os
 import resource
+import signal
 import subprocess
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -45,4 +49,48 @@ def run_cli(
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode != 3, result.stderr
     assert result.returncode >= 0, f"killed by signal {-result.returncode} (over a limit?)"
+    return result
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A finished ``cfmodel`` run: its exit status, output, peak resident memory and CPU time."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    peak_bytes: int
+    cpu_seconds: float
+
+
+def measure_cli(*args: str, cwd: Path, cpu_seconds: int = 60, memory_bytes: int | None = None) -> Measured:
+    """``python -m cfmodel ARGS`` in *cwd*, measured by the kernel (``wait4``): the peak
+    resident memory and CPU time of that process alone. Killed past *cpu_seconds*; with
+    *memory_bytes*, it cannot map more than that (a guard, should a bound fail)."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        if memory_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+    env = {**os.environ, "CFMODEL_CACHE_DIR": str(cwd / ".cache")}
+    env.pop("CFMODEL_DEBUG", None)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cfmodel", *args],
+            stdout=out, stderr=err, cwd=cwd, env=env, preexec_fn=limit,
+        )  # fmt: skip
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        result = Measured(
+            process.returncode,
+            out.read().decode("utf-8", "replace"),
+            err.read().decode("utf-8", "replace"),
+            usage.ru_maxrss * 1024,
+            usage.ru_utime + usage.ru_stime,
+        )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode not in (3, -signal.SIGXCPU, -signal.SIGKILL), result.stderr
     return result

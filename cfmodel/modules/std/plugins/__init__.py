@@ -12,6 +12,8 @@ Templates are data, not code: they render in Jinja2's `SandboxedEnvironment` (no
 to ``_``-attributes, Python internals or unsafe callables; ``{{ cycler.__init__.__globals__
 }}`` is an error). A module whose templates the user trusts can be rendered unsandboxed:
 ``CFMODEL_TRUSTED_TEMPLATES`` lists such module names, comma-separated (``*``: all).
+Sandboxed templates also render within fixed bounds of steps, CPU time, value sizes and
+memory (`cfmodel.modules.std.plugins.bounded`); going over one is a located error.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def _engine(trusted: bool = False) -> Any:
         return env
     import jinja2
     import jinja2.runtime
-    import jinja2.sandbox
+
+    from cfmodel.modules.std.plugins import bounded  # lazy: Jinja2 is imported on first use
 
     class Filters(dict[str, Any]):
         """The built-in filters, and every plugin as ``ns.name`` (resolved per render)."""
@@ -106,7 +109,7 @@ def _engine(trusted: bool = False) -> Any:
                     raise PluginError(f"no plugin {qualified} for the template filter '{name}'")
                 return functions[qualified](*args, **kwargs)
 
-            return call
+            return call if trusted else bounded.bound_plugin_filter(call)
 
     class ScopeContext(jinja2.runtime.Context):
         """Names in a template are looked up in the calling scope."""
@@ -132,8 +135,12 @@ def _engine(trusted: bool = False) -> Any:
             return super().resolve_or_missing(key)
 
     # keep_trailing_newline=False: a template's last newline is dropped, as inmanta's std does.
-    kind = jinja2.Environment if trusted else jinja2.sandbox.SandboxedEnvironment
-    env = kind(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+    options: dict[str, Any] = {
+        "undefined": jinja2.StrictUndefined,
+        "keep_trailing_newline": False,
+        "autoescape": False,
+    }
+    env = jinja2.Environment(**options) if trusted else bounded.environment(**options)
     env.context_class = ScopeContext
     env.filters = Filters(env.filters)
     _engine_state[key] = env
@@ -168,9 +175,12 @@ def _compiled(path: Path, label: str, trusted: bool) -> Any:
     cached = _templates.get(path)
     if cached is not None and cached[0] == (mtime, trusted):
         return cached[1]
+    from cfmodel.modules.std.plugins import bounded  # lazy: Jinja2 is imported on first use
+
     env = _engine(trusted)
+    text = path.read_text(encoding="utf-8")
     try:
-        compiled = env.from_string(path.read_text(encoding="utf-8"))
+        compiled = env.from_string(text) if trusted else bounded.compile(env, text)
     except _engine_state["errors"][1] as error:
         raise PluginError(f"template {label}, line {error.lineno}: {error.message}") from None
     _templates[path] = ((mtime, trusted), compiled)
@@ -182,12 +192,17 @@ def template(ctx: Context, path: str, **kwargs: Any) -> str:
     """Render ``<module>/templates/<path>`` in the calling scope (or with only *kwargs*)."""
     target = _module_file(ctx, "templates", path)
     module = ctx.namespace.split("::")[0] if path.startswith("./") else path.partition("/")[0]
-    compiled = _compiled(target, path, _trusted(module))
+    from cfmodel.modules.std.plugins import bounded  # lazy: Jinja2 is imported on first use
+
+    trusted = _trusted(module)
+    compiled = _compiled(target, path, trusted)
     variables: dict[str, Any] = dict(kwargs) if kwargs else {"__cfmodel_context__": ctx}
     _rendering.append(ctx)
     undefined, _, template_error = _engine_state["errors"]
     try:
-        text: str = compiled.render(variables)
+        text: str = compiled.render(variables) if trusted else bounded.render(compiled, variables)
+    except bounded.TemplateLimitError as error:
+        raise PluginError(f"template {path}: {error}") from None
     except undefined as error:
         raise PluginError(f"template {path}: {error.message}") from None
     except template_error as error:
