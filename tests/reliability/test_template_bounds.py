@@ -35,12 +35,12 @@ def test_ordinary_templates_render_as_before(project: Project) -> None:
         "{% for i in range(3) %}{{ item(i ~ '/' ~ loop.length) }}{% set ns.total = ns.total + i %}{% endfor %}\n"
         "{{ ns.total * 2 }} {{ 2 ** 10 }} {{ '%05.1f' % 3.14159 }} {{ '{}-{}'.format('a', 'b') }}\n"
         "{{ name | upper | center(5) }}|{{ ['b', 'a'] | sort | join(',') }}|{{ 'a,b' | replace(',', ';') }}"
-        "|{{ 'ab' * 3 }}|{{ [1, 2][1:] }}|{{ name | std.upper }}|{{ 'x\ny' | indent(2) }}"
+        "|{{ 'ab' * 3 }}|{{ [1, 2][1:] }}|{{ name | std.upper }}|{{ [1, 2, 3] | sum }}|{{ 'x\ny' | indent(2) }}"
     )
     _template(project, text)
     result = compile_main(project, CALL)
     assert values(result, "Out", "v") == [
-        "<0/3><1/3><2/3>\n6 1024 003.1 a-b\n  X  |a,b|a;b|ababab|[2]|X|x\n  y"
+        "<0/3><1/3><2/3>\n6 1024 003.1 a-b\n  X  |a,b|a;b|ababab|[2]|X|6|x\n  y"
     ]
 
 
@@ -69,6 +69,11 @@ HOSTILE = {
     "format-width": ('{{ "%0999999999d" % 1 }}', "line 1: a formatted value would be longer than 10,000,000"),
     "replace": ('{{ ("x" * 100000) | replace("", "y" * 1000) }}', "line 1: the replacement would be longer"),
     "join": ('{{ range(100000) | join("x" * 1000) }}', "line 1: the joined text would be longer"),
+    "expandtabs": ('{{ ("\t" * 1000).expandtabs(10000000) }}', "line 1: the expanded text would be longer"),
+    "quadratic-sum": (
+        "{% set l = [[1] * 100000] * 10000 %}{{ l | sum(start=[]) | length }}",
+        "line 1: the sum would be longer than 10,000,000",
+    ),
     "print-shared-string": (
         '{% set s = "x" * 10000000 %}{% set l = [s] * 1000 %}{{ l }}',
         "line 1: the printed value would be longer than 10,000,000",

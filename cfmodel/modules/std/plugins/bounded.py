@@ -9,7 +9,10 @@ the bound it went over (the caller turns it into a located error):
   and filters in one rendering. Deterministic: the same template fails the same way on
   any machine.
 * **time**: at most `MAX_CPU_SECONDS` of CPU time, checked at every step and, in the
-  main thread, by a CPU-time timer that also interrupts one long Python-level operation.
+  main thread (where the CLI renders), by a CPU-time timer that also interrupts one long
+  Python-level operation. Operations done in C are linear in what they make, so the size
+  and memory bounds bound them too; the one that is not (``sum`` of lists) is checked
+  before it runs.
 * **sizes**: no string, list or mapping made by an operator (``*``, ``+``, ``%``, …),
   ``~``, a slice, a call or a filter, and not the rendered text, is longer than
   `MAX_CHARS`; an integer has at most `MAX_INTEGER_BITS` bits (as in ``.cf``
@@ -175,6 +178,18 @@ def _check_replace(text: Any, old: Any, new: Any) -> None:
                 raise _refuse("the replacement")
 
 
+def _check_tabs(text: str, tabsize: Any) -> None:
+    if isinstance(tabsize, int) and (text.count("\t") + 1) * max(tabsize, 0) + len(text) > MAX_CHARS:
+        raise _refuse("the expanded text")
+
+
+def _check_sum(items: list[Any], start: Any) -> None:
+    """``sum`` of lists or tuples copies its partial sums: quadratic, inside one C call."""
+    sized = [item for item in [start, *items] if isinstance(item, (list, tuple))]
+    if sized and sum(len(item) for item in sized) > MAX_CHARS:
+        raise _refuse("the sum")
+
+
 def _check_join(separator: Any, items: list[Any]) -> None:
     if isinstance(separator, str) and len(separator) * max(len(items) - 1, 0) > MAX_CHARS:
         raise _refuse("the joined text")
@@ -202,6 +217,8 @@ class BoundedSandbox(jinja2.sandbox.SandboxedEnvironment):
         if isinstance(owner, str):
             if name in _PADDING_METHODS:
                 _check_arguments([*args, *kwargs.values()])
+                if name == "expandtabs":
+                    _check_tabs(owner, args[0] if args else kwargs.get("tabsize", 8))
             elif name == "replace" and len(args) >= 2:
                 _check_replace(owner, args[0], args[1])
             elif name in ("format", "format_map"):
@@ -234,6 +251,10 @@ def _bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., An
             elif name == "join" and len(values) >= 2 and not isinstance(values[0], str):
                 items = list(values[0])
                 _check_join(values[1], items)
+                args = tuple(items if a is values[0] else a for a in args)
+            elif name == "sum" and not isinstance(values[0], str):
+                items = list(values[0])
+                _check_sum(items, kwargs.get("start", values[3] if len(values) > 3 else 0))
                 args = tuple(items if a is values[0] else a for a in args)
             elif name == "indent" and isinstance(values[0], str) and len(values) >= 2:
                 width = values[1] if isinstance(values[1], int) else len(str(values[1]))
