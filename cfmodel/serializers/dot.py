@@ -19,7 +19,6 @@ or the input is too large), ``unknown-format``.
 from __future__ import annotations
 
 import html
-import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Mapping
@@ -105,17 +104,17 @@ class DotGraph:
 # ---- text -----------------------------------------------------------------------------------
 
 
-_SPECIAL = re.compile(r'[\\"\n\r]').search
-
-
 def has_special(text: str) -> bool:
-    """Whether ``text`` holds a character DOT text must escape (``\\``, ``"``, line breaks)."""
-    return _SPECIAL(text) is not None
+    """Whether ``text`` holds a character DOT text must escape (``\\``, ``"``, line breaks).
+
+    Four substring tests: each is one fast scan (a regex character class is a hundred times
+    slower on the joined text of a large graph)."""
+    return "\\" in text or '"' in text or "\n" in text or "\r" in text
 
 
 def quote(text: str) -> str:
     """A DOT quoted string holding ``text`` as it is (an ID: no escape sequences but ``\\"``)."""
-    if _SPECIAL(text) is None:  # the usual case, checked in one scan
+    if not has_special(text):  # the usual case
         return f'"{text}"'
     body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "")
     return f'"{body}"'
@@ -130,7 +129,7 @@ def label_text(lines: tuple[str, ...] | list[str], left: bool = False) -> str:
     """A plain label of lines as a DOT quoted string (``\\n`` between lines, ``\\l`` after each
     when left-aligned); backslashes and quotes in the text are escaped."""
     end = "\\l" if left else "\\n"
-    if not any(_SPECIAL(line) for line in lines):
+    if not any(map(has_special, lines)):
         body = end.join(lines)
     else:
         body = end.join(

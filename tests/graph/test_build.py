@@ -96,3 +96,23 @@ def test_merge_graphs_unions_and_refuses_conflicts() -> None:
         merge_graphs([a, b])
     assert err.value.code == "incompatible-duplicate"
     assert 'attribute \'state\' is "removed" here and "installed" before' in err.value.message
+
+
+def test_values_are_copied_at_the_call_and_checked_by_each_build() -> None:
+    b = GraphBuilder()
+    given = {"mode": 1, "tags": ("a", ("b",))}
+    made = b.resource("file", "/x", attributes=given, provenance=at(1))
+    given["mode"] = 2  # the caller's dict is its own
+    first = b.build()
+    assert first.resources["file[/x]"].attributes == {"mode": 1, "tags": ["a", ["b"]]}
+    assert made.attributes is first.resources["file[/x]"].attributes
+    b.resource("file", "/y", meta={"n": 2**63, "ok": -(2**63)}, provenance=at(3))
+    b.resource("file", "/z", attributes={"b": True, "f": 1.5, "s": "", "none": None}, provenance=at(4))
+    with pytest.raises(CfCompileError) as err:
+        b.build()  # the resources declared since the first build are checked too
+    assert err.value.render() == (
+        "main.cf:3:1: error: meta parameter 'n': integer 9223372036854775808 does not fit in 64 bits  [bad-value]"
+    )
+    with pytest.raises(CfCompileError) as again:
+        b.build()  # and reported again, not lost
+    assert again.value.render() == err.value.render()

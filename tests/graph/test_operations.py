@@ -45,6 +45,31 @@ def test_order_puts_dependencies_first_and_keeps_declaration_order_otherwise() -
     assert [r.name for r in topological_order(b.build())] == ["b", "c", "d", "a"]
 
 
+def _smallest_free_first(graph: ResourceGraph) -> list[str]:
+    """The order's definition, quadratic: the first-made resource whose dependencies are done."""
+    done: list[str] = []
+    left = list(graph.resources)
+    while left:
+        free = next(r for r in left if all(e.source in done for e in graph.edges if e.target == r))
+        done.append(free)
+        left.remove(free)
+    return done
+
+
+@pytest.mark.parametrize("forward_only", [True, False])
+def test_order_is_the_smallest_free_resource_first_on_random_dags(forward_only: bool) -> None:
+    rng = random.Random(11)
+    for _ in range(30):
+        names = [f"n{i}" for i in range(25)]
+        made = names if forward_only else rng.sample(names, len(names))  # declaration order
+        b = _chain(*made)
+        for _ in range(rng.randrange(0, 60)):
+            i, j = sorted(rng.sample(range(25), 2))  # n_i before n_j: acyclic
+            b.before(f"r[{names[i]}]", f"r[{names[j]}]")
+        graph = b.build()
+        assert [r.id for r in topological_order(graph)] == _smallest_free_first(graph)
+
+
 def test_order_of_the_webshop() -> None:
     order = [r.id for r in topological_order(webshop_graph())]
     for edge in webshop_graph().edges:

@@ -3,12 +3,14 @@ and edge, a raster made by a real renderer that is not blank."""
 
 from __future__ import annotations
 
+import random
 from html import unescape
 from pathlib import Path
 
 import pytest
 
 from cfmodel.errors import CfUsageError
+from cfmodel.metamodel.resource_graph import Edge, EdgeKind
 from cfmodel.serializers import dot
 from cfmodel.transforms.graph import GraphBuilder
 from cfmodel.transforms.graph.picture import graph_document, graph_picture
@@ -37,6 +39,34 @@ def test_the_fast_text_is_the_documents_text() -> None:
     b.before(x, y)
     b.listen(z, y)
     for graph in (webshop_graph(), b.build(), GraphBuilder().build()):
+        for legend in (True, False):
+            assert graph_picture(graph, legend).dot == dot.to_text(graph_document(graph, legend))
+
+
+def test_the_fast_text_is_the_documents_text_on_random_graphs() -> None:
+    rng = random.Random(5)
+    names = ["a", "b", 'q"uote', "back\\slash", "line\nbreak", "é", "a b"]
+    for round_ in range(40):
+        b = GraphBuilder(f"g{round_}")
+        plain = round_ % 2 == 0  # every other graph has only names that need no escaping
+        made = [
+            b.resource(
+                rng.choice(["file", "pkg"]),
+                f"{i}" if plain else f"{rng.choice(names)}{i}",
+                agent=rng.choice([None, "h1", "h2"]),
+            )
+            for i in range(12)
+        ]
+        for _ in range(30):
+            x, y = rng.sample(made, 2)
+            how = rng.randrange(6)
+            if how == 5:  # send/recv between one pair, told apart by the fields only
+                b.send_recv(x, rng.choice(["", "out", "b"]), y, rng.choice(["", "in", "a"]))
+            else:
+                [b.requires, b.before, b.notify, b.listen, b.before][how](x, y)
+        graph = b.build()
+        if round_ % 5 == 4:  # an edge to an id no resource has (a graph made by hand)
+            graph.edges.append(Edge(EdgeKind.BEFORE, made[0].id, 'gh"ost'))
         for legend in (True, False):
             assert graph_picture(graph, legend).dot == dot.to_text(graph_document(graph, legend))
 

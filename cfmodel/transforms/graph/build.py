@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from cfmodel.collector import gc_paused
@@ -75,6 +77,7 @@ class GraphBuilder:
         self._resources: list[Resource] = []
         self._edges: list[Edge] = []
         self._diagnostics = Diagnostics()
+        self._values_checked = 0  # resources[:this] have had their values checked
         self._paused: contextlib.ExitStack | None = None
 
     def __enter__(self) -> GraphBuilder:
@@ -104,39 +107,60 @@ class GraphBuilder:
         meta: Mapping[str, Any] | None = None,
         provenance: Provenance | None = None,
     ) -> Resource:
-        """Declare a resource (see ``resource_id`` for the id it gets when ``id`` is None)."""
-        origin = [provenance] if provenance is not None else []
+        """Declare a resource (see ``resource_id`` for the id it gets when ``id`` is None).
+
+        The values are copied now and checked by ``build()`` (all of them at once: a
+        problem is reported there, at this call's provenance, as if it were found here)."""
+        if id is None:
+            if agent is None:
+                id = f"{kind}[{name}]"
+            elif key is None:
+                id = f"{kind}[{agent},{name}]"
+            else:
+                id = f"{kind}[{agent},{key}={name}]"
         made = Resource(
-            id=id if id is not None else resource_id(kind, name, agent, key),
-            kind=kind,
-            name=name,
-            agent=agent,
-            key=key,
-            attributes=self._checked(attributes, "attribute", provenance),
-            meta=self._checked(meta, "meta parameter", provenance),
-            provenance=origin,
+            id,
+            kind,
+            name,
+            agent,
+            key,
+            dict(attributes) if attributes else {},
+            dict(meta) if meta else {},
+            [provenance] if provenance is not None else [],
         )
         self._resources.append(made)
         return made
 
-    def _checked(
-        self, values: Mapping[str, Any] | None, what: str, where: Provenance | None
-    ) -> dict[str, Value]:
-        if not values:
-            return {}
+    def _check_values(self) -> None:
+        """Check the values of the resources declared since the last check (``resource``).
+
+        One pass over all of them at C speed decides the usual case (string names; strings,
+        booleans, floats, None and 64-bit integers); otherwise each resource's values are
+        checked one by one, problems reported and the bad values left out, lists and maps
+        normalised (``_checked``)."""
+        fresh = self._resources[self._values_checked :]
+        self._values_checked = len(self._resources)
+        if not fresh:
+            return
+        maps = [*map(_ATTRIBUTES, fresh), *map(_META, fresh)]
+        values = list(chain.from_iterable(map(dict.values, maps)))
+        try:
+            "".join(chain.from_iterable(maps))  # every name a string (a TypeError otherwise)
+        except TypeError:
+            pass
+        else:
+            if set(map(type, values)) <= _SCALAR_TYPES:
+                numbers = list(filter(int.__instancecheck__, values))  # booleans too: they fit
+                if not numbers or (min(numbers) >= INT64_MIN and max(numbers) <= INT64_MAX):
+                    return
+        for res in fresh:
+            where = res.provenance[0] if res.provenance else None
+            res.attributes = self._checked(res.attributes, "attribute", where)
+            res.meta = self._checked(res.meta, "meta parameter", where)
+
+    def _checked(self, values: dict[str, Any], what: str, where: Provenance | None) -> dict[str, Value]:
         checked: dict[str, Value] = {}
         for name, value in values.items():
-            kind = type(value)
-            scalar = (
-                kind is str
-                or kind is bool
-                or kind is float
-                or value is None
-                or (kind is int and INT64_MIN <= value <= INT64_MAX)
-            )
-            if scalar and type(name) is str:  # the usual case: nothing to walk
-                checked[name] = value
-                continue
             problem = (
                 value_type_error(value) if isinstance(name, str) else f"{what} name {name!r} is not a string"
             )
@@ -150,27 +174,66 @@ class GraphBuilder:
 
     # ---- edges, one method per statement kind ------------------------------------------------
 
+    # Each method makes its Edge itself (no shared helper: a call less per edge, measured in
+    # benchmarks/graph.py); an end is a Resource or an id, ``source`` always runs first.
+
     def requires(
         self, dependent: ResourceRef, dependency: ResourceRef, provenance: Provenance | None = None
     ) -> Edge:
         """``dependent`` requires ``dependency`` (Inmanta's ``requires``, mgmt's ``Depend``)."""
-        return self._edge(EdgeKind.REQUIRES, dependency, dependent, provenance)
+        made = Edge(
+            _REQUIRES,
+            dependency if isinstance(dependency, str) else dependency.id,
+            dependent if isinstance(dependent, str) else dependent.id,
+            None,
+            None,
+            [provenance] if provenance is not None else [],
+        )
+        self._edges.append(made)
+        return made
 
     def before(self, first: ResourceRef, then: ResourceRef, provenance: Provenance | None = None) -> Edge:
         """``first`` runs before ``then`` (mgmt's ``Before``, an mcl edge ``a -> b``)."""
-        return self._edge(EdgeKind.BEFORE, first, then, provenance)
+        made = Edge(
+            _BEFORE,
+            first if isinstance(first, str) else first.id,
+            then if isinstance(then, str) else then.id,
+            None,
+            None,
+            [provenance] if provenance is not None else [],
+        )
+        self._edges.append(made)
+        return made
 
     def notify(
         self, notifier: ResourceRef, listener: ResourceRef, provenance: Provenance | None = None
     ) -> Edge:
         """``notifier`` runs first and notifies ``listener`` of a change (mcl's ``Notify``)."""
-        return self._edge(EdgeKind.NOTIFY, notifier, listener, provenance)
+        made = Edge(
+            EdgeKind.NOTIFY,
+            notifier if isinstance(notifier, str) else notifier.id,
+            listener if isinstance(listener, str) else listener.id,
+            None,
+            None,
+            [provenance] if provenance is not None else [],
+        )
+        self._edges.append(made)
+        return made
 
     def listen(
         self, listener: ResourceRef, notifier: ResourceRef, provenance: Provenance | None = None
     ) -> Edge:
         """``listener`` listens to ``notifier`` (runs after it, refreshed by its changes)."""
-        return self._edge(EdgeKind.LISTEN, notifier, listener, provenance)
+        made = Edge(
+            EdgeKind.LISTEN,
+            notifier if isinstance(notifier, str) else notifier.id,
+            listener if isinstance(listener, str) else listener.id,
+            None,
+            None,
+            [provenance] if provenance is not None else [],
+        )
+        self._edges.append(made)
+        return made
 
     def send_recv(
         self,
@@ -181,19 +244,13 @@ class GraphBuilder:
         provenance: Provenance | None = None,
     ) -> Edge:
         """mgmt's send/recv: ``sender.send_field`` is received into ``receiver.recv_field``."""
-        return self._edge(EdgeKind.SENDRECV, sender, receiver, provenance, send_field, recv_field)
-
-    def _edge(
-        self,
-        kind: EdgeKind,
-        source: ResourceRef,
-        target: ResourceRef,
-        provenance: Provenance | None,
-        send_field: str | None = None,
-        recv_field: str | None = None,
-    ) -> Edge:
         made = Edge(
-            kind, _ref(source), _ref(target), send_field, recv_field, [provenance] if provenance else []
+            EdgeKind.SENDRECV,
+            sender if isinstance(sender, str) else sender.id,
+            receiver if isinstance(receiver, str) else receiver.id,
+            send_field,
+            recv_field,
+            [provenance] if provenance is not None else [],
         )
         self._edges.append(made)
         return made
@@ -210,8 +267,11 @@ class GraphBuilder:
             return self._build()
 
     def _build(self) -> ResourceGraph:
+        self._check_values()
         diagnostics = Diagnostics(list(self._diagnostics.items))
-        resources = merge_resources(self._resources, diagnostics, copy=False)
+        resources = dict(zip(map(_ID, self._resources), self._resources, strict=True))
+        if len(resources) < len(self._resources):  # some id declared twice: merge or report
+            resources = merge_resources(self._resources, diagnostics, copy=False)
         edges: dict[tuple[object, ...], Edge] = {}
         for edge in self._edges:
             if edge.source not in resources or edge.target not in resources:
@@ -230,8 +290,9 @@ class GraphBuilder:
         return ResourceGraph(self.name, self.language, resources, list(edges.values()))
 
 
-def _ref(end: ResourceRef) -> str:
-    return end if isinstance(end, str) else end.id
+_REQUIRES, _BEFORE = EdgeKind.REQUIRES, EdgeKind.BEFORE
+_ID, _ATTRIBUTES, _META = attrgetter("id"), attrgetter("attributes"), attrgetter("meta")
+_SCALAR_TYPES: frozenset[type] = frozenset({str, bool, float, int, type(None)})
 
 
 def _unknown(edge: Edge, end: str) -> Diagnostic:

@@ -20,6 +20,7 @@ SVG viewers show as tooltips.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import attrgetter
 
 from cfmodel.collector import gc_paused
@@ -98,6 +99,8 @@ def graph_picture(graph: ResourceGraph, legend: bool = True) -> Picture:
 
 
 _KIND_ORDER = {k: k.value for k in EdgeKind}
+_KIND_RANK = {k: rank for rank, k in enumerate(sorted(EdgeKind, key=_KIND_ORDER.__getitem__))}
+_KIND, _NAME = attrgetter("kind"), attrgetter("name")
 _EDGE_TEXT = {k: attrs_text(v) + ";" for k, v in EDGE_STYLES.items()}
 
 
@@ -109,42 +112,85 @@ def graph_dot(graph: ResourceGraph, legend: bool = True) -> str:
 
 def _graph_dot(graph: ResourceGraph, legend: bool) -> str:
     lines = header_lines(_empty_document(graph))
-    by_agent: dict[str | None, list[Resource]] = {}
-    for res in graph.resources.values():
-        by_agent.setdefault(res.agent, []).append(res)
-    texts = [
-        *graph.resources,
-        *(r.kind for r in graph.resources.values()),
-        *(r.name for r in graph.resources.values()),
-    ]
-    node_line = _plain_node_line if not has_special("".join(texts)) else _node_line
-    by_id = attrgetter("id")
+    resources = graph.resources
+    ids = sorted(resources)  # the node order within a cluster, and the edge order's ranks
+    plain = not _any_special(ids) and not _any_special(map(_KIND, resources.values()))
+    plain = plain and not _any_special(map(_NAME, resources.values()))
+    by_agent: dict[str | None, list[str]] = {}  # node lines by agent, sorted by id
+    for res in map(resources.__getitem__, ids):
+        name = res.name if len(res.name) <= MAX_LABEL else res.name[: MAX_LABEL - 1] + "…"
+        indent = "  " if res.agent is None else "    "
+        if plain:
+            line = f'{indent}"{res.id}" [label="{res.kind}\\n{name}"];'
+        else:
+            line = f"{indent}{quote(res.id)} [label={label_text((res.kind, name))}];"
+        group = by_agent.get(res.agent)
+        if group is None:
+            group = by_agent[res.agent] = []
+        group.append(line)
     for agent in sorted(a for a in by_agent if a is not None):
         lines.append(f"  subgraph {quote('cluster_agent ' + agent)} {{")
         attrs = _cluster_attrs(agent)
         lines.extend(f"    {key}={value_text(attrs[key])};" for key in sorted(attrs))
-        lines.extend(node_line(r, "    ") for r in sorted(by_agent[agent], key=by_id))
+        lines.extend(by_agent[agent])
         lines.append("  }")
-    lines.extend(node_line(r, "  ") for r in sorted(by_agent.get(None, ()), key=by_id))
+    lines.extend(by_agent.get(None, ()))
     if legend and graph.edges:
         node = _legend({e.kind for e in graph.edges}, graph.resources)
         lines.append(f"  {quote(node.name)}{attrs_text(node.attrs)};")
-    # the order of Edge.identity (kind, ends, fields), by stable sorts with C-level keys
-    edges = sorted(graph.edges, key=_fields)
-    edges.sort(key=attrgetter("source", "target"))
-    edges.sort(key=_kind_order)
-    plain_ids = node_line is _plain_node_line
-    for edge in edges:
-        if edge.kind is EdgeKind.SENDRECV:
-            tail = attrs_text(_edge(edge).attrs) + ";"
-        else:
-            tail = _EDGE_TEXT[edge.kind]
-        if plain_ids:
-            lines.append(f'  "{edge.source}" -> "{edge.target}"{tail}')
-        else:
-            lines.append(f"  {quote(edge.source)} -> {quote(edge.target)}{tail}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    lines.extend(_edge_lines(graph.edges, ids, plain))
+    lines.append("}\n")  # the text ends with a line break
+    return "\n".join(lines)
+
+
+def _any_special(texts: Iterable[str]) -> bool:
+    """Whether any of ``texts`` holds a character DOT must escape (one scan of them joined)."""
+    return has_special("".join(texts))
+
+
+def _edge_lines(edges: list[Edge], ids: list[str], plain: bool) -> list[str]:
+    """The edges' lines in the order of ``Edge.identity`` (kind, source, target, then the
+    fields; stable), ``ids`` being the sorted resource ids, ``plain`` true when none of them
+    needs escaping.
+
+    Each line is written in the edges' own order (cheaper: they lie in memory in that order)
+    beside one integer ranking it by kind, then source, then target; the lines are then
+    sorted by those integers. When edges tie on it (one kind between one pair, which only
+    send/recv fields can tell apart) or one names an id outside ``ids``, the edges are sorted
+    by ``_sorted_by_identity`` and written one by one instead."""
+    count = len(ids)
+    rank = dict(zip(ids, range(count), strict=True))
+    keys: list[int] = []
+    lines: list[str] = []
+    key, line = keys.append, lines.append
+    try:
+        for edge in edges:
+            source, target, kind = edge.source, edge.target, edge.kind
+            key((_KIND_RANK[kind] * count + rank[source]) * count + rank[target])
+            if plain and kind is not EdgeKind.SENDRECV:
+                line(f'  "{source}" -> "{target}"{_EDGE_TEXT[kind]}')
+            else:
+                line(_edge_line(edge))
+    except KeyError:  # an end no resource has
+        return list(map(_edge_line, _sorted_by_identity(edges)))
+    if len(set(keys)) < len(keys):
+        return list(map(_edge_line, _sorted_by_identity(edges)))
+    return list(map(lines.__getitem__, sorted(range(len(keys)), key=keys.__getitem__)))
+
+
+def _edge_line(edge: Edge) -> str:
+    """One edge's line, every name escaped as needed (``to_text``'s line for ``_edge(edge)``)."""
+    if edge.kind is EdgeKind.SENDRECV:
+        return f"  {quote(edge.source)} -> {quote(edge.target)}{attrs_text(_edge(edge).attrs)};"
+    return f"  {quote(edge.source)} -> {quote(edge.target)}{_EDGE_TEXT[edge.kind]}"
+
+
+def _sorted_by_identity(edges: list[Edge]) -> list[Edge]:
+    """``edges`` in the order of ``Edge.identity`` by three stable sorts with C-level keys."""
+    ordered = sorted(edges, key=_fields)
+    ordered.sort(key=attrgetter("source", "target"))
+    ordered.sort(key=_kind_order)
+    return ordered
 
 
 def _fields(edge: Edge) -> tuple[str, str]:
@@ -153,17 +199,6 @@ def _fields(edge: Edge) -> tuple[str, str]:
 
 def _kind_order(edge: Edge) -> str:
     return _KIND_ORDER[edge.kind]
-
-
-def _plain_node_line(res: Resource, indent: str) -> str:
-    """``_node_line`` for a graph none of whose ids, kinds and names needs escaping."""
-    name = res.name if len(res.name) <= MAX_LABEL else res.name[: MAX_LABEL - 1] + "…"
-    return f'{indent}"{res.id}" [label="{res.kind}\\n{name}"];'
-
-
-def _node_line(res: Resource, indent: str) -> str:
-    name = res.name if len(res.name) <= MAX_LABEL else res.name[: MAX_LABEL - 1] + "…"
-    return f"{indent}{quote(res.id)} [label={label_text((res.kind, name))}];"
 
 
 def _by_id(res: Resource) -> str:
