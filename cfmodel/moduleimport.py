@@ -168,12 +168,13 @@ def _changed(module: ModuleType) -> bool:
 
 
 def python_files(info: ModuleInfo) -> list[str]:
-    """The Python module names of a module's code, package first, as inmanta imports them."""
+    """The Python module names of a module's code, package first, as inmanta imports them
+    (none for a v1 module without a ``plugins/`` directory: it has no code)."""
     root = info.plugin_dir
     base = f"{PACKAGE}.{info.name}"
     names = [base]
     if not root.is_dir():
-        return names
+        return names if info.kind == V2 else []
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root)
         if relative.parts[0] in NOT_CODE or any(

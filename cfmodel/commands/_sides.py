@@ -18,7 +18,7 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.cache import ParseCache
 from cfmodel.commands._graphs import json_list
-from cfmodel.errors import CfUsageError
+from cfmodel.errors import CfModelError, CfUsageError, Note
 
 
 def load_side(source: str, request: dict[str, Any], ecores: list[str], cache: ParseCache | None) -> Any:
@@ -70,7 +70,12 @@ def _model_file(path: Path, ecores: list[Path]) -> Any:
     metamodels = [*sorted(path.parent.glob("*.ecore")), *ecores]
     if metamodels:
         register_packages(rset, read_ecore_files(metamodels, rset))  # together: they refer to each other
-    document = read(path, rset)
+    try:
+        document = read(path, rset)
+    except CfModelError as exc:
+        if not metamodels:  # most likely why: say so beside the reader's own words
+            exc.notes = (*exc.notes, Note(None, f"no .ecore file beside {path} and none given with --ecore"))
+        raise
     if len(document.roots) == 1 and document.roots[0].eClass is gm.Graph:
         try:
             return from_ecore(document.roots[0])

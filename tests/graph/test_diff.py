@@ -151,6 +151,27 @@ def test_xmi_files_with_their_metamodels_beside(two: tuple[Path, Path], tmp_path
     assert from_files["instances"] == from_projects["instances"]
 
 
+def test_json_files_with_their_metamodel_given_or_missing(
+    two: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["xmi", "export", str(two[0]), "-o", str(tmp_path / "xa")]) == 0  # for its .ecore files
+    for name, project in zip("ab", two, strict=True):
+        assert main(["json", "export", str(project), "-o", str(tmp_path / f"{name}.json")]) == 0
+    capsys.readouterr()
+    left, right = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["diff", str(left), str(right)]) == 2  # no .ecore beside them: no metamodel
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"note: no .ecore file beside {left} and none given with --ecore"
+    )
+    given = [arg for e in sorted((tmp_path / "xa").glob("*.ecore")) for arg in ("--ecore", str(e))]
+    assert (
+        main(["diff", str(left), str(right), *given, "--format", "json", "-o", str(tmp_path / "d.json")]) == 1
+    )
+    from_files = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    from_projects = render.to_data(cfmodel.diff(compile_project(two[0]), compile_project(two[1])))
+    assert from_files["instances"] == from_projects["instances"]
+
+
 def test_resource_graphs_by_id_and_edges(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a = webshop_graph()
     b = GraphBuilder("webshop", "cf")
