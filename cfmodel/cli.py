@@ -9,6 +9,7 @@ Exit codes: 0 ok, 1 a problem with the user's input (reported as
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -116,6 +117,13 @@ def parse_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> arg
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: the process's own arguments); its exit code.
+
+    Called as the process entry (no ``argv``), it moves every object to the cyclic garbage
+    collector's permanent generation at the end (``gc.freeze``), so that the collections of
+    interpreter shutdown skip what the command built; memory goes back with the process, and
+    files and atexit handlers are closed and run as usual. Measured: 1.5 s of the 4.7 s CPU
+    of ``cfmodel diff`` on two 100,000-instance models were those collections."""
     parser = build_parser()
     args = parse_arguments(parser, sys.argv[1:] if argv is None else argv)
     started = time.perf_counter()
@@ -132,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"cfmodel: {args.command} took {took:.2f} s, peak memory {peak:.0f} MB", file=sys.stderr)
         stream.flush()
         sys.stderr = stderr
+        if argv is None:  # the process entry (the cfmodel command, python -m cfmodel): it ends next
+            gc.freeze()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -253,3 +253,20 @@ def test_the_differences_model_loads_in_real_emf(two: tuple[Path, Path], tmp_pat
     report = emf.check([tmp_path / "diff.ecore"], [out])
     assert report.problems() == [] and report.summary == {"errors": 0, "unresolved": 0, "diagnostics": 0}
     assert report.dump("d.xmi") == canonical.dump_objects([root], {})
+
+
+def test_the_process_entry_leaves_what_it_built_out_of_shutdowns_collections(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    assert main(["explain-code", "bad-value"]) == 0  # called with arguments: nothing frozen
+    assert gc.get_freeze_count() == 0
+    monkeypatch.setattr("sys.argv", ["cfmodel", "explain-code", "bad-value"])
+    try:
+        assert main() == 0  # the process entry: shutdown's collections skip the heap
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert "bad-value" in capsys.readouterr().out

@@ -16,6 +16,7 @@ from typing import Any
 
 from pyecore.ecore import EObject
 
+from cfmodel.collector import gc_paused
 from cfmodel.errors import CfUsageError
 from cfmodel.metamodel.resource_graph import ResourceGraph
 from cfmodel.transforms.cf.export import export_resources
@@ -66,10 +67,11 @@ def diff(left: Any, right: Any, left_name: str = "", right_name: str = "") -> Co
     """
     a, b = as_side(left, left_name or "left"), as_side(right, right_name or "right")
     comparison = Comparison(left_name or a.name, right_name or b.name)
-    if a.objects or b.objects:
-        compare_objects(comparison, a.objects, a.id_of, b.objects, b.id_of)
-    if a.graph is not None or b.graph is not None:
-        compare_graphs(comparison, a.graph or ResourceGraph(), b.graph or ResourceGraph())
+    with gc_paused():  # reading values makes many small objects, none garbage: no collections meanwhile
+        if a.objects or b.objects:
+            compare_objects(comparison, a.objects, a.id_of, b.objects, b.id_of)
+        if a.graph is not None or b.graph is not None:
+            compare_graphs(comparison, a.graph or ResourceGraph(), b.graph or ResourceGraph())
     return comparison
 
 
