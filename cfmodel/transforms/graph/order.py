@@ -5,7 +5,8 @@ Output: ``topological_order`` — every resource once, each after all the resour
 on; among resources free at the same time, the one made first comes first (so the order is
 deterministic and follows the source where the edges allow). ``find_cycles`` — one cycle per
 strongly connected component that has one (a self-loop included), each as its edges in order,
-the cycle starting at the component's first-made resource.
+the cycle starting at the component's first-made resource. ``kahn_heap`` — the order itself,
+over declaration indexes (what ``topological_order`` runs unless every edge points forward).
 
 Errors: ``topological_order`` raises ``CfCompileError`` with one ``dependency-cycle`` per cycle:
 the message names the resources of the cycle (``a -> b -> a``); one note per edge names the
@@ -48,6 +49,12 @@ def _kahn(graph: ResourceGraph) -> list[Resource]:
     targets = list(map(index.__getitem__, map(_TARGET, graph.edges)))
     if all(map(lt, sources, targets)):
         return resources
+    return kahn_heap(resources, sources, targets)
+
+
+def kahn_heap(resources: list[Resource], sources: list[int], targets: list[int]) -> list[Resource]:
+    """Kahn's algorithm proper: ``resources`` in declaration order, edge ``k`` from
+    ``resources[sources[k]]`` to ``resources[targets[k]]``; the least free index first."""
     after: list[list[int]] = [[] for _ in resources]
     waiting = [0] * len(resources)
     for source, target in zip(sources, targets, strict=True):
