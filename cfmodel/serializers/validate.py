@@ -27,6 +27,7 @@ from cfmodel.metamodel.runtime import codegen, fastpath
 from cfmodel.serializers import datatypes, model
 
 MAX_REPORTED = 20
+XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 _NCNAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:\S+\Z")
@@ -84,7 +85,10 @@ def _check_package(pkg: EPackage, where: str, problems: list[str], uris: dict[st
         problems.append(f"{where}: nsURI {pkg.nsURI!r} is also used by package {uris[pkg.nsURI]}")
     else:
         uris[pkg.nsURI] = where
-    if not pkg.nsPrefix or not _NCNAME.match(pkg.nsPrefix) or pkg.nsPrefix.lower().startswith("xml"):
+    reserved = pkg.nsPrefix.lower().startswith("xml") if isinstance(pkg.nsPrefix, str) else False
+    if reserved and (pkg.nsPrefix, pkg.nsURI) == ("xml", XML_NAMESPACE):
+        reserved = False  # XML's own namespace has its own prefix (EMF's XMLNamespace.ecore)
+    if not pkg.nsPrefix or not _NCNAME.match(pkg.nsPrefix) or reserved:
         problems.append(f"{where}: nsPrefix {pkg.nsPrefix!r} is missing or not a well-formed XML prefix")
     _check_unique((("classifier", c.name) for c in pkg.eClassifiers), where, problems)
     _check_unique((("subpackage", s.name) for s in pkg.eSubpackages), where, problems)
@@ -100,15 +104,6 @@ def _check_classifier(c: Any, where: str, problems: list[str]) -> None:
         _check_class(c, where, problems)
     elif isinstance(c, EEnum):
         _check_enum(c, where, problems)
-    elif isinstance(c, EDataType):
-        _check_codec(c, where, problems)
-
-
-def _check_codec(dt: Any, where: str, problems: list[str]) -> None:
-    try:
-        datatypes.codec_for(dt)
-    except CfSerializationError as exc:
-        problems.append(f"{where}: {exc.message}")
 
 
 def _check_enum(e: EEnum, where: str, problems: list[str]) -> None:
@@ -157,11 +152,16 @@ def _check_feature(f: Any, where: str, problems: list[str]) -> None:
 
 def _check_attribute(f: EAttribute, where: str, problems: list[str]) -> None:
     t = f.eType
+    if t is None and _typed_by_parameter(f):
+        return
     if t is None or not isinstance(t, EDataType) or isinstance(t, EClass):
         problems.append(f"{where}: attribute has no data type (eType={t!r})")
         return
     try:
         codec = datatypes.codec_for(t)
+    except CfSerializationError:
+        return  # no codec: EMF accepts the type; writing a value of it is refused
+    try:
         if f.defaultValueLiteral is not None:
             datatypes.parse_literal(codec, f.defaultValueLiteral, "default")
         elif f.default_value is not None and not f.many and not codec.check(f.default_value):
@@ -170,7 +170,15 @@ def _check_attribute(f: EAttribute, where: str, problems: list[str]) -> None:
         problems.append(f"{where}: {exc.message}")
 
 
+def _typed_by_parameter(f: Any) -> bool:
+    """Whether *f*'s type is a type parameter (``T``) rather than a classifier."""
+    generic = getattr(f, "eGenericType", None)
+    return generic is not None and generic.eTypeParameter is not None
+
+
 def _check_reference(f: Any, where: str, problems: list[str]) -> None:
+    if f.eType is None and _typed_by_parameter(f):
+        return
     if not isinstance(f.eType, EClass):
         problems.append(f"{where}: reference type {f.eType!r} is not a class")
         return

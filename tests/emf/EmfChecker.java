@@ -1,13 +1,17 @@
 // The real-EMF consumer of what cfmodel writes (test harness, not shipped).
 //
-// Usage: java EmfChecker [--ecore F]... [--xmi F]... [--resave-dir DIR] [--no-dump]
+// Usage: java EmfChecker [--ecore F]... [--xmi F]... [--resave-dir DIR] [--no-dump] [--structure]
 //        java EmfChecker --ecore bench.ecore --bench N [--rounds R]
 //
 // Loads the .ecore files (registering every package by nsURI in one ResourceSet), then
 // the XMI instance files; resolves all proxies and reports the unresolved ones; runs
 // Diagnostician.INSTANCE.validate on every root (EcoreValidator for EPackages); prints a
 // canonical dump that matches cfmodel.serializers.canonical byte for byte; optionally
-// re-saves every resource with EMF's own XMI serializer. Output: JSON lines on stdout,
+// re-saves every resource with EMF's own XMI serializer. --structure: instead of the
+// canonical dump, a "structure" record per resource: every object of the metamodel with
+// every persistent feature EMF's reflection gives (generic types written out in full,
+// references as <nsURI of the target's root package>#<fragment>), so two .ecore files of
+// one metamodel compare equal line for line exactly when EMF sees the same metamodel. Output: JSON lines on stdout,
 // one object per line, "kind" first; the last line is a "summary".
 //
 // --bench N: inside the JVM, after warm-up, builds N instances of class Node of the given
@@ -60,12 +64,14 @@ public final class EmfChecker {
     private int unresolved;
     private int diagnostics;
     private final ResourceSet rs = newResourceSet();
+    private boolean structure;
 
     public static void main(String[] args) throws Exception {
         List<String> ecores = new ArrayList<>();
         List<String> xmis = new ArrayList<>();
         String resaveDir = null;
         boolean dump = true;
+        boolean structure = false;
         int bench = 0;
         int rounds = 5;
         for (int i = 0; i < args.length; i++) {
@@ -74,6 +80,7 @@ public final class EmfChecker {
                 case "--xmi": xmis.add(args[++i]); break;
                 case "--resave-dir": resaveDir = args[++i]; break;
                 case "--no-dump": dump = false; break;
+                case "--structure": structure = true; break;
                 case "--bench": bench = Integer.parseInt(args[++i]); break;
                 case "--rounds": rounds = Integer.parseInt(args[++i]); break;
                 default: throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -84,6 +91,7 @@ public final class EmfChecker {
             checker.bench(ecores.get(0), bench, rounds);
             return;
         }
+        checker.structure = structure;
         checker.run(ecores, xmis, resaveDir, dump);
     }
 
@@ -104,7 +112,10 @@ public final class EmfChecker {
             if (r != null) {
                 loaded.add(r);
                 for (EObject root : r.getContents()) {
-                    if (root instanceof EPackage) register((EPackage) root);
+                    // a copy of Ecore itself must not replace the Ecore that reads .ecore files
+                    if (root instanceof EPackage && !EcorePackage.eNS_URI.equals(((EPackage) root).getNsURI())) {
+                        register((EPackage) root);
+                    }
                 }
             }
         }
@@ -116,7 +127,8 @@ public final class EmfChecker {
         reportUnresolved();
         for (Resource r : loaded) {
             validate(r);
-            if (dump) emit("dump", r, "lines", jsonList(Dump.of(r)));
+            if (structure) emit("structure", r, "lines", jsonList(Structure.of(r)));
+            else if (dump) emit("dump", r, "lines", jsonList(Dump.of(r)));
             if (resaveDir != null) resave(r, resaveDir);
         }
         System.out.println("{\"kind\":\"summary\",\"errors\":" + errors + ",\"unresolved\":" + unresolved
@@ -315,6 +327,87 @@ public final class EmfChecker {
     }
 
     /** The canonical dump; the format is defined in cfmodel/serializers/canonical.py. */
+    /** Every object of a metamodel resource with every persistent feature, canonically. */
+    static final class Structure {
+        // the raw forms of what the generic forms below say in full
+        private static final java.util.Set<String> RAW = new java.util.HashSet<>(java.util.Arrays.asList(
+            "eType", "eGenericType", "eSuperTypes", "eGenericSuperTypes", "eExceptions", "eGenericExceptions",
+            "eBounds"));
+
+        static List<String> of(Resource r) {
+            List<String> out = new ArrayList<>();
+            for (EObject root : r.getContents()) walk(root, out);
+            return out;
+        }
+
+        static void walk(EObject o, List<String> out) {
+            if (o instanceof org.eclipse.emf.ecore.EGenericType) return;
+            out.add(uri(o) + " " + o.eClass().getName());
+            for (EStructuralFeature f : o.eClass().getEAllStructuralFeatures()) {
+                if (f.isDerived() || f.isTransient() || RAW.contains(f.getName())) continue;
+                if (f instanceof EReference && ((EReference) f).isContainer()) continue;
+                out.add("  " + f.getName() + " = " + value(o, f));
+            }
+            if (o instanceof org.eclipse.emf.ecore.ETypedElement) {
+                out.add("  type = " + generic(((org.eclipse.emf.ecore.ETypedElement) o).getEGenericType()));
+            }
+            if (o instanceof EClass) out.add("  supertypes = " + generics(((EClass) o).getEGenericSuperTypes()));
+            if (o instanceof org.eclipse.emf.ecore.EOperation) {
+                out.add("  exceptions = " + generics(((org.eclipse.emf.ecore.EOperation) o).getEGenericExceptions()));
+            }
+            if (o instanceof org.eclipse.emf.ecore.ETypeParameter) {
+                out.add("  bounds = " + generics(((org.eclipse.emf.ecore.ETypeParameter) o).getEBounds()));
+            }
+            for (EObject c : o.eContents()) walk(c, out);
+        }
+
+        static String value(EObject o, EStructuralFeature f) {
+            Object v = o.eGet(f, true);
+            if (f.isMany()) {
+                List<String> items = new ArrayList<>();
+                for (Object item : (List<?>) v) items.add(single(f, item));
+                return items.toString();
+            }
+            return single(f, v);
+        }
+
+        static String single(EStructuralFeature f, Object v) {
+            if (v == null) return "null";
+            if (v instanceof EObject) return uri((EObject) v);
+            if (f instanceof EAttribute) {
+                EDataType t = ((EAttribute) f).getEAttributeType();
+                return quote(t.isSerializable() ? EcoreUtil.convertToString(t, v) : String.valueOf(v));
+            }
+            return quote(String.valueOf(v));
+        }
+
+        static String uri(EObject o) {
+            if (o.eIsProxy()) return "PROXY " + EcoreUtil.getURI(o);
+            EObject root = EcoreUtil.getRootContainer(o);
+            String ns = root instanceof EPackage ? ((EPackage) root).getNsURI() : "?";
+            Resource r = o.eResource();
+            String fragment = r != null ? r.getURIFragment(o) : EcoreUtil.getURI(o).fragment();
+            return ns + "#" + fragment;
+        }
+
+        static String generics(List<org.eclipse.emf.ecore.EGenericType> gs) {
+            List<String> items = new ArrayList<>();
+            for (org.eclipse.emf.ecore.EGenericType g : gs) items.add(generic(g));
+            return items.toString();
+        }
+
+        static String generic(org.eclipse.emf.ecore.EGenericType g) {
+            if (g == null) return "-";
+            StringBuilder b = new StringBuilder("<");
+            if (g.getEClassifier() != null) b.append(uri(g.getEClassifier()));
+            if (g.getETypeParameter() != null) b.append("param ").append(uri(g.getETypeParameter()));
+            if (!g.getETypeArguments().isEmpty()) b.append(" args ").append(generics(g.getETypeArguments()));
+            if (g.getEUpperBound() != null) b.append(" extends ").append(generic(g.getEUpperBound()));
+            if (g.getELowerBound() != null) b.append(" super ").append(generic(g.getELowerBound()));
+            return b.append(">").toString();
+        }
+    }
+
     static final class Dump {
         private final List<String> out = new ArrayList<>();
         private final Resource resource;

@@ -46,6 +46,13 @@ class EmfReport:
                 return list(r["lines"])
         raise KeyError(file_name)
 
+    def structure(self, file_name: str) -> list[str]:
+        """The structural dump of one ``.ecore`` file (a run with ``structure=True``)."""
+        for r in self.of_kind("structure"):
+            if r["file"] == file_name:
+                return list(r["lines"])
+        raise KeyError(file_name)
+
     def problems(self) -> list[str]:
         bad = ("error", "warning", "unresolved", "diagnostic")
         return [
@@ -73,6 +80,7 @@ class EmfChecker:
         xmis: Sequence[Path] = (),
         resave_dir: Path | None = None,
         dump: bool = True,
+        structure: bool = False,
     ) -> EmfReport:
         args: list[str] = []
         args += [a for p in ecores for a in ("--ecore", str(p))]
@@ -81,6 +89,8 @@ class EmfChecker:
             args += ["--resave-dir", str(resave_dir)]
         if not dump:
             args.append("--no-dump")
+        if structure:
+            args.append("--structure")
         records = [json.loads(line) for line in self._run(args).splitlines() if line.strip()]
         summary = records.pop() if records and records[-1]["kind"] == "summary" else {}
         counts = {k: int(v) for k, v in summary.items() if k != "kind"}
