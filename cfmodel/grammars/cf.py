@@ -80,6 +80,33 @@ def blank_comments(text: str) -> str:
     return _BLANKER(text)
 
 
+PRAGMA_MARK = "#@ecore"
+_PRAGMA_LINE = re.compile(r"[ \t]*#@ecore(-package)?(?: (.*))?\Z")
+
+
+def pragmas(text: str, blanked: str) -> dict[int, str]:
+    """The ``#@ecore`` comments of a file: the line of the code they precede -> their text.
+
+    Consecutive ``#@ecore`` lines are one text (joined without separator); other comment
+    lines and blank lines between them and the code are skipped. ``#@ecore-package``
+    lines are the package's, under line 0. A ``#@ecore`` inside a string is no comment.
+    """
+    found: dict[int, str] = {}
+    pending: list[str] = []
+    package: list[str] = []
+    for number, (line, code) in enumerate(zip(text.split("\n"), blanked.split("\n"), strict=True), 1):
+        match = _PRAGMA_LINE.match(line) if not code.strip() else None
+        if match is not None:
+            (package if match.group(1) else pending).append(match.group(2) or "")
+        elif code.strip():
+            if pending:
+                found[number] = "".join(pending)
+                pending = []
+    if package:
+        found[0] = "".join(package)
+    return found
+
+
 def parse_str(text: str, file: str = "<string>") -> nodes.Module:
     """Parse *text* as the contents of *file*.
 
@@ -97,6 +124,8 @@ def parse_str(text: str, file: str = "<string>") -> nodes.Module:
                     raise _syntax_error(failure, text, file)
                 model = _metamodel().model_from_str(blanked)  # pragma: no cover - parsers disagree
             module = _Builder(text, file).module(model)
+            if PRAGMA_MARK in text:
+                module.pragmas = pragmas(text, blanked)
         except TextXSyntaxError as error:  # pragma: no cover - parsers disagree
             failure = peg.Failure(
                 LineIndex(text, file).offset(error.line, error.col), tuple(error.expected_rules)

@@ -492,3 +492,6 @@ class Module:
     file: str
     doc: str | None
     statements: list[TopStatement] = field(default_factory=list)
+    # ``#@ecore`` comments (Ecore's form of a declaration, written by ``ecore import``):
+    # the line of the declaration they precede -> their text; 0 -> ``#@ecore-package``
+    pragmas: dict[int, str] = field(default_factory=dict)

@@ -726,7 +726,7 @@ class _Reader:
             if generic.eClassifier is not None:
                 raw.append(generic.eClassifier)
         for typed, generic in self.erasures:
-            _erase(typed, generic)
+            erase(typed, generic)
         for f in self.attributes:
             if f.default_value is None and isinstance(f.eType, EDataType):
                 f.default_value = f.eType.default_value
@@ -766,7 +766,7 @@ class _Reader:
         return None
 
 
-def _erase(typed: Any, generic: EGenericType) -> None:
+def erase(typed: Any, generic: EGenericType) -> None:
     """A typed element's raw type from its generic type (EMF's erasure): the classifier,
     or for a type parameter the classifier of its first bound (else none)."""
     if generic.eClassifier is not None:

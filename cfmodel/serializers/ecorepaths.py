@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -187,17 +188,27 @@ def _step(parent: Any, part: str) -> Any:
     return matches[count] if count < len(matches) else None
 
 
-def add_operation(eclass: EClass, operation: EOperation) -> None:
-    """Append *operation* to *eclass* without PyEcore's reaction to it.
+@contextmanager
+def quiet(eclass: EClass) -> Iterator[None]:
+    """While inside, *eclass* does not hear of changes made to it.
 
-    PyEcore turns every operation added to a class into a Python method by compiling
-    source text made from the operation's and its parameters' names. Names come from
-    untrusted metamodels (and ``from`` is a fine Ecore name but no Python one), so no
-    code is ever made from them: the class does not hear of this one append.
+    PyEcore's class reacts to them by changing its Python class: an added operation
+    becomes a method compiled from source text made of the operation's and its
+    parameters' names (untrusted text in an imported metamodel, and ``from`` is a fine
+    Ecore name but no Python one); any removal deletes the Python attribute named like
+    the removed element (an annotation has no name: an error). Reordering features,
+    replacing annotations and adding operations are done quietly; the Python class keeps
+    the attributes its features gave it.
     """
     listeners = eclass._eternal_listener
     eclass._eternal_listener = [listener for listener in listeners if listener is not eclass]
     try:
-        eclass.eOperations.append(operation)
+        yield
     finally:
         eclass._eternal_listener = listeners
+
+
+def add_operation(eclass: EClass, operation: EOperation) -> None:
+    """Append *operation* to *eclass* without PyEcore making code of it (`quiet`)."""
+    with quiet(eclass):
+        eclass.eOperations.append(operation)

@@ -47,6 +47,7 @@ from cfmodel.serializers import atomic
 from cfmodel.serializers import ecore as ecore_format
 from cfmodel.serializers.base import ECORE_NS, XMI_NS, local_registry, register_packages
 from cfmodel.serializers.xmlsafe import XmlLimits, parse_file
+from cfmodel.transforms.cf import ecore_carry as carry
 from cfmodel.transforms.cf import lift as lf
 from cfmodel.transforms.cf.resolve import iter_expressions, resolve
 from cfmodel.transforms.cf.unparse import literal, to_source
@@ -55,39 +56,7 @@ from cfmodel.transforms.cf.xsdregex import cf_regex_literal, xsd_to_python
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 STD_URI = lf.namespace_uri("std")
 EXTENDED_METADATA = "http:///org/eclipse/emf/ecore/util/ExtendedMetaData"
-KEYWORDS = frozenset(
-    [
-        "typedef",
-        "as",
-        "entity",
-        "extends",
-        "end",
-        "in",
-        "implementation",
-        "for",
-        "matching",
-        "index",
-        "implement",
-        "using",
-        "when",
-        "and",
-        "or",
-        "not",
-        "true",
-        "false",
-        "import",
-        "is",
-        "defined",
-        "null",
-        "undef",
-        "parents",
-        "if",
-        "else",
-        "elif",
-        "enum",
-        "include",
-    ]
-)
+KEYWORDS = carry.KEYWORDS
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # Ecore's own data types and Java classes -> cf primitive
@@ -353,6 +322,7 @@ class Attribute:
     name: str
     default: str | None
     note: str | None = None
+    pragma: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -363,6 +333,7 @@ class Entity:
     attributes: list[Attribute]
     indexes: list[str]
     note: str | None = None
+    pragma: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -371,6 +342,7 @@ class Typedef:
     base: str
     constraint: str
     doc: str | None
+    pragma: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -378,6 +350,7 @@ class EnumStatement:
     name: str
     parent: str | None
     values: list[str]
+    pragma: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -385,6 +358,7 @@ class Relation:
     text: str
     doc: str | None
     note: str | None = None
+    pragma: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -401,6 +375,7 @@ class NamespaceFile:
     relations: list[Relation] = field(default_factory=list)
     constructors: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    pragma: list[str] = field(default_factory=list)  # the package's #@ecore-package lines
 
 
 def docstring(text: str | None, indent: str = "") -> str | None:
@@ -432,6 +407,16 @@ class _Importer:
         self.files: dict[str, NamespaceFile] = {}
         self.names: dict[int, str] = {}  # classifier or feature -> its cf name
         self.emitted: set[int] = set()
+        # metamodels not made by cfmodel carry their Ecore form in #@ecore comments
+        self.carried = {id(p) for root in self.roots if not _made_by_cfmodel(root) for p in _packages(root)}
+        self.hidden: dict[int, list[Any]] = {}  # package -> classifiers .cf does not declare
+
+    def pragma(self, element: Any, data: dict[str, Any] | None = None) -> list[str]:
+        """The #@ecore lines of an element of a carried package (none for cfmodel's own)."""
+        package = element if isinstance(element, EPackage) else _package_of(element)
+        if package is None or id(package) not in self.carried:
+            return []
+        return carry.pragma_lines(data if data is not None else carry.encode(element, own_only=True))
 
     def _mark(self, package: EPackage) -> None:
         self.imported.add(id(package))
@@ -460,7 +445,10 @@ class _Importer:
 
         Ecore's own classes (``EObject``, …) stand for any entity: ``std::Entity``.
         """
-        if classifier.ePackage is not None and classifier.ePackage.nsURI == ECORE_NS:
+        if classifier is None:  # typed by a type parameter: any entity (#@ecore says which)
+            return "std::Entity"
+        package = classifier.ePackage
+        if package is None or (package.nsURI == ECORE_NS and id(package) not in self.imported):
             return "std::Entity"
         namespace = self.namespace(classifier.ePackage)
         name = self.local_name(classifier)
@@ -468,6 +456,15 @@ class _Importer:
             return name
         self.need(here, namespace)
         return f"{namespace}::{name}"
+
+    def exact_target(self, reference: EReference) -> bool:
+        """Whether lift gives *reference* its own type and upper bound back (not for a
+        class of Ecore's own, written ``std::Entity``, nor for EMF's "unspecified" -2)."""
+        target = reference.eType
+        package = getattr(target, "ePackage", None)
+        if not isinstance(target, EClass) or package is None or reference.upperBound == -2:
+            return False
+        return package.nsURI != ECORE_NS or id(package) in self.imported
 
     def need(self, here: NamespaceFile, namespace: str) -> None:
         if namespace not in (here.namespace, "std") and namespace not in here.imports:
@@ -546,6 +543,9 @@ class _Importer:
                         self.relation(feature, here)
         for sub in package.eSubpackages:
             self.package(sub)
+        if id(package) in self.carried:
+            data = carry.encode_package(package, self.hidden.get(id(package), []))
+            here.pragma = carry.pragma_lines(data, carry.PACKAGE_PRAGMA)
 
     def dependency_relations(self, package: EPackage) -> None:
         if id(package) not in self.imported:
@@ -590,7 +590,13 @@ class _Importer:
                 else:
                     self.need_names_in(here, constraint)
             here.typedefs.append(
-                Typedef(name, base, constraint or "self == self", docstring(_documentation(datatype)))
+                Typedef(
+                    name,
+                    base,
+                    constraint or "self == self",
+                    docstring(_documentation(datatype)),
+                    self.pragma(datatype),
+                )
             )
             return
         facets = _facets(datatype)
@@ -600,9 +606,12 @@ class _Importer:
             )
         elif facets is not None:
             base, constraint = facets
-            here.typedefs.append(Typedef(name, base, constraint, docstring(_documentation(datatype))))
+            here.typedefs.append(
+                Typedef(name, base, constraint, docstring(_documentation(datatype)), self.pragma(datatype))
+            )
             return
         self.names[id(datatype)] = _foreign_primitive(datatype)  # used as its primitive
+        self.hidden.setdefault(id(_package_of(datatype)), []).append(datatype)
 
     def typedef_ref(self, qualified: str, here: NamespaceFile) -> str:
         namespace, _, name = qualified.rpartition("::")
@@ -624,6 +633,10 @@ class _Importer:
             else:
                 parent_text = literal(parent) if parent else None
                 statements.append(EnumStatement(name, parent_text, [literal(str(value))]))
+        if not statements:  # no literals: .cf has no such enum
+            self.hidden.setdefault(id(_package_of(enum)), []).append(enum)
+            return
+        statements[0].pragma = self.pragma(enum)
         here.enums.extend(statements)
 
     def entity(self, eclass: EClass, here: NamespaceFile) -> None:
@@ -662,7 +675,7 @@ class _Importer:
             for v in (index.details.values() if index is not None else [])
         ]
         doc = docstring(_documentation(eclass), "    ")
-        here.entities.append(Entity(name, parents, doc, attributes, indexes, note))
+        here.entities.append(Entity(name, parents, doc, attributes, indexes, note, self.pragma(eclass)))
 
     def attribute_type(self, feature: EAttribute, here: NamespaceFile) -> tuple[str, str | None]:
         """The cf type of an attribute, and a note when the mapping lost something."""
@@ -671,7 +684,10 @@ class _Importer:
             return declared, None
         etype = feature.eType
         note = None
-        if isinstance(etype, EEnum):
+        if etype is None:  # typed by a type parameter (#@ecore keeps it)
+            base = "string"
+            note = f"{feature.name}: typed by a type parameter; string here"
+        elif isinstance(etype, EEnum):
             base = self.ref(etype, here)
         elif isinstance(etype, EDataType) and etype.ePackage is not None and etype.ePackage.nsURI == ECORE_NS:
             base = _ECORE_PRIMITIVES.get(etype.name, "string")
@@ -706,9 +722,12 @@ class _Importer:
                 note = f"the default {str(annotation.details['value'])!r} is not one .cf expression; left out"
             else:
                 self.need_names_in(here, default)
+        elif feature.defaultValueLiteral is not None and type_text.endswith("[]"):
+            note = f"{feature.name}: the default {feature.defaultValueLiteral!r} of a list is no value in .cf"
         elif feature.defaultValueLiteral is not None:
             default = self.default_literal(feature, type_text)
-        return Attribute(type_text, name, default, note)
+        exact = carry.as_lifted(feature, type_text, name)
+        return Attribute(type_text, name, default, note, [] if exact else self.pragma(feature))
 
     def default_literal(self, feature: EAttribute, type_text: str) -> str | None:
         text = str(feature.defaultValueLiteral)
@@ -779,10 +798,38 @@ class _Importer:
             note = (
                 note + "; " if note else ""
             ) + f"{owner.name}.{feature.name}: containment is not kept (relations do not contain)"
-        here.relations.append(Relation(f"{left} {arrow} {right}", docstring(_documentation(feature)), note))
+        both = (feature, opposite) if opposite is not None else (feature,)
+        ends = {f"{self.local_name(e.eContainingClass)}.{_safe_name(e.name)}": e for e in both}
+        # a docstring goes to both ends: then both are carried, or neither
+        if all(self.exact_target(e) and carry.as_lifted(e, "", _safe_name(e.name)) for e in both):
+            ends = {}
+        ends = {key: carry.encode(e, own_only=True) for key, e in ends.items()}
+        pragma = self.pragma(feature, {"ends": ends}) if ends else []
+        if opposite is not None and ends and not pragma:
+            pragma = self.pragma(opposite, {"ends": ends})
+        here.relations.append(
+            Relation(f"{left} {arrow} {right}", docstring(_documentation(feature)), note, pragma)
+        )
 
 
 _PRIMITIVE_SET = frozenset({"string", "int", "float", "bool", "dict", "list"})
+
+
+def _packages(root: EPackage) -> list[EPackage]:
+    return [root, *(p for sub in root.eSubpackages for p in _packages(sub))]
+
+
+def _package_of(element: Any) -> EPackage | None:
+    current = element
+    while current is not None and not isinstance(current, EPackage):
+        current = current.eContainer()
+    return current
+
+
+def _made_by_cfmodel(root: EPackage) -> bool:
+    """Whether a metamodel was lifted by cfmodel (its namespace annotation says so):
+    then ``.cf`` says all of it and nothing is carried."""
+    return root.getEAnnotation(lf.NAMESPACE) is not None
 
 
 def _multiplicity(feature: Any) -> str:
@@ -802,11 +849,7 @@ def _documentation(element: Any) -> str | None:
     return str(found) if found else None
 
 
-def _safe_name(name: str) -> str:
-    text = re.sub(r"[^A-Za-z0-9_]", "_", name) or "_"
-    if not (text[:1].isalpha() or text[:1] == "_"):
-        text = "_" + text
-    return text + "_" if text in KEYWORDS else text
+_safe_name = carry.safe_name
 
 
 def _foreign_primitive(datatype: Any) -> str:

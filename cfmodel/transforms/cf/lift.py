@@ -60,12 +60,14 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSemanticError, CfUsageError, Span
 from cfmodel.grammars import nodes
-from cfmodel.serializers import atomic, datatypes
+from cfmodel.serializers import atomic, datatypes, ecorepaths
 from cfmodel.serializers import ecore as ecore_format
 from cfmodel.serializers.base import register_packages
 from cfmodel.serializers.validate import check_packages
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.conditions import ConstantError, NotChecked, evaluate
+from cfmodel.transforms.cf.ecore_carry import Carrier
+from cfmodel.transforms.cf.ecore_carry import cf_name as carry_cf_name
 from cfmodel.transforms.cf.facets import EXTENDED_METADATA, facets_of
 from cfmodel.transforms.cf.unparse import to_source
 
@@ -148,9 +150,13 @@ class DomainMetamodel:
     files (`from_packages`; entity arguments are then qualified names).
     """
 
-    def __init__(self, roots: list[EPackage], program: p.LinkedProgram | None = None) -> None:
+    def __init__(
+        self, roots: list[EPackage], program: p.LinkedProgram | None = None, names: dict[int, str] | None = None
+    ) -> None:
         self.program = program
         self.roots = roots
+        # cf names where the Ecore name differs (an element carried from .ecore: #@ecore)
+        self._given = names or {}
         self.namespaces: dict[str, EPackage] = {}
         self._classes: dict[str, EClass] = {}
         self._classifiers: dict[str, Any] = {}
@@ -166,12 +172,11 @@ class DomainMetamodel:
         return cls(sorted(roots, key=lambda pkg: pkg.name))
 
     def _index(self, package: EPackage) -> None:
-        name = package_namespace(package)
+        name = self._given.get(id(package)) or package_namespace(package)
         self.namespaces[name] = package
         self._names[id(package)] = name
         for classifier in package.eClassifiers:
-            cf_name = classifier_name(classifier)
-            qualified = f"{name}::{cf_name}"
+            qualified = self._given.get(id(classifier)) or f"{name}::{classifier_name(classifier)}"
             self._classifiers[qualified] = classifier
             self._names[id(classifier)] = qualified
             if isinstance(classifier, EClass):
@@ -450,11 +455,74 @@ class _Lifter:
             raise CfSemanticError(
                 "the program cannot be lifted to Ecore: " + "; ".join(self.problems), code="lift"
             )
+        names = self.carry_ecore()
         check_packages(self.roots)
-        result = DomainMetamodel(self.roots, self.program)
+        result = DomainMetamodel(self.roots, self.program, names)
         result._spans = self.spans
         result._entities = {id(self.classes[id(e)]): e for e in self.program.entities()}
         return result
+
+    # -- Ecore carried through .cf (#@ecore comments; ecore_carry)
+
+    def carry_ecore(self) -> dict[int, str]:
+        """Give every declaration with a ``#@ecore`` comment the Ecore form it carries;
+        return the cf names of the packages and classifiers whose Ecore name differs."""
+        by_file = {ns.file: ns.pragmas for ns in self.program.namespaces.values() if ns.pragmas}
+        if not by_file:
+            return {}
+        names: dict[int, str] = {}
+        carrier = Carrier()
+
+        def found(span: Span | None, element: Any) -> tuple[str, Span, Any] | None:
+            text = by_file.get(span.file, {}).get(span.line) if span is not None else None
+            if text is None or span is None:
+                return None
+            return text, span, ecorepaths.root_of(element)
+
+        def apply(element: Any, pragma: tuple[str, Span, Any] | None, cf_name: str, entity: bool = False) -> None:
+            if pragma is None:
+                return
+            data = carrier.load(*pragma)
+            original = data.get("name")
+            same = isinstance(original, str) and carry_cf_name(original, entity) == cf_name
+            carrier.apply(element, data, name=same)
+
+        for namespace, package in self.packages.items():
+            linked = self.program.namespaces.get(namespace)
+            if linked is not None and 0 in linked.pragmas:
+                names[id(package)] = namespace
+                data = carrier.load(linked.pragmas[0], Span(linked.file, 1, 1, 1, 1), ecorepaths.root_of(package))
+                same = isinstance(data.get("name"), str) and carry_cf_name(data["name"]) == package.name
+                carrier.apply_package(package, data if same else {**data, "name": package.name})
+        for ns in self.program.namespaces.values():
+            for typedef in ns.typedefs.values():
+                datatype = self.datatypes.get(id(typedef))
+                if datatype is not None:
+                    names[id(datatype)] = typedef.qualified_name
+                    apply(datatype, found(typedef.span, datatype), typedef.name)
+            for enum in ns.enums.values():
+                eenum = self.enums[id(enum)]
+                names[id(eenum)] = enum.qualified_name
+                apply(eenum, found(enum.span, eenum), enum.name)
+        for entity in self.program.entities():
+            eclass = self.classes[id(entity)]
+            names[id(eclass)] = entity.qualified_name
+            apply(eclass, found(entity.span, eclass), entity.name, entity=True)
+            for attribute in entity.attributes.values():
+                feature = self.features.get(id(attribute))
+                if feature is not None and attribute.overrides is None and id(attribute) not in self.shared:
+                    apply(feature, found(attribute.span, feature), attribute.name)
+            for end in entity.relations.values():
+                pragma = found(end.span, eclass)
+                if pragma is None:
+                    continue
+                ends = carrier.load(*pragma).get("ends")
+                data = ends.get(f"{entity.name}.{end.name}") if isinstance(ends, dict) else None
+                if isinstance(data, dict):
+                    same = isinstance(data.get("name"), str) and carry_cf_name(data["name"]) == end.name
+                    carrier.apply(self.features[id(end)], data, name=same)
+        carrier.finish(self.roots)
+        return names
 
     # -- helpers
 

@@ -346,6 +346,7 @@ class LinkedNamespace:
     statements: list[nodes.Statement] = field(default_factory=list)
     program: LinkedProgram | None = None
     doc: str | None = None  # the module docstring of the file
+    pragmas: dict[int, str] = field(default_factory=dict)  # the file's ``#@ecore`` comments
 
     def definition(self, name: str) -> Definition | None:
         """The definition *name* (as written in this namespace) means, or None.

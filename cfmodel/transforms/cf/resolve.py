@@ -120,7 +120,9 @@ class _Resolver:
     def run(self) -> p.LinkedProgram:
         namespaces: dict[str, p.LinkedNamespace] = {}
         for name, ns in self.project.namespaces.items():
-            namespaces[name] = p.LinkedNamespace(name, ns.label, {name: name, "std": "std"}, doc=ns.tree.doc)
+            namespaces[name] = p.LinkedNamespace(
+                name, ns.label, {name: name, "std": "std"}, doc=ns.tree.doc, pragmas=ns.tree.pragmas
+            )
         main = namespaces.get("__config__") or next(iter(namespaces.values()))
         program = p.LinkedProgram(self.project.name, namespaces, main)
         self.program = program
