@@ -98,10 +98,9 @@ def pragmas(text: str, blanked: str) -> dict[int, str]:
         match = _PRAGMA_LINE.match(line) if not code.strip() else None
         if match is not None:
             (package if match.group(1) else pending).append(match.group(2) or "")
-        elif code.strip():
-            if pending:
-                found[number] = "".join(pending)
-                pending = []
+        elif code.strip() and pending:
+            found[number] = "".join(pending)
+            pending = []
     if package:
         found[0] = "".join(package)
     return found

@@ -294,7 +294,9 @@ def as_lifted(feature: Any, cf_type: str, cf_name: str) -> bool:
         return not feature.containment and _scalar(feature, "resolveProxies") and feature.unique
     multi = cf_type.endswith("[]")
     etype = feature.eType
-    plain_string = etype is not None and etype.name == "EString" and getattr(etype.ePackage, "nsURI", "") == ECORE_NS
+    plain_string = (
+        etype is not None and etype.name == "EString" and getattr(etype.ePackage, "nsURI", "") == ECORE_NS
+    )
     bounds = (0, -1) if multi else ((0, 1) if cf_type.endswith("?") else (1, 1))
     return (
         plain_string

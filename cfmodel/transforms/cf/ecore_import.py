@@ -18,7 +18,10 @@ typedefs only when they carry ExtendedMetaData facets: ``pattern``, ``enumeratio
 ``min/maxInclusive``, ``min/maxExclusive``), upper bounds other than 1 to ``T[]``, a
 class without supertypes to an entity (``std::Entity`` is its parent in the language),
 names that are keywords of the language get a ``_`` appended. A ``# note:`` comment
-marks each such change. The built-in ``std`` package is never written (it is cfmodel's
+marks each such change, and nothing is lost: each declaration of such a metamodel gets
+its Ecore form in a ``#@ecore`` comment (`ecore_carry`; exact data types, flags,
+operations, generics, annotations, order), which lift applies, so ``.ecore → .cf →
+.ecore`` gives the same metamodel (checked by EMF on EMF's own metamodels and ESDL). The built-in ``std`` package is never written (it is cfmodel's
 own); its nsURI is resolved against cfmodel's ``std`` when no ``std.ecore`` is given.
 """
 
@@ -411,6 +414,11 @@ class _Importer:
         self.carried = {id(p) for root in self.roots if not _made_by_cfmodel(root) for p in _packages(root)}
         self.hidden: dict[int, list[Any]] = {}  # package -> classifiers .cf does not declare
 
+    def is_carried(self, element: Any) -> bool:
+        """Whether *element*'s package carries its Ecore form in #@ecore comments."""
+        package = _package_of(element)
+        return package is not None and id(package) in self.carried
+
     def pragma(self, element: Any, data: dict[str, Any] | None = None) -> list[str]:
         """The #@ecore lines of an element of a carried package (none for cfmodel's own)."""
         package = element if isinstance(element, EPackage) else _package_of(element)
@@ -705,7 +713,8 @@ class _Importer:
         upper = feature.upperBound
         if upper != 1:
             if upper > 1:
-                note = f"{feature.name}: upper bound {upper} is not kept (a list has no bound)"
+                kept = "kept in #@ecore only" if self.is_carried(feature) else "not kept"
+                note = f"{feature.name}: upper bound {upper} is {kept} (a list has no bound)"
             return f"{base}[]", note
         return (f"{base}?" if feature.lowerBound == 0 else base), note
 
@@ -795,9 +804,10 @@ class _Importer:
                 arrow = found[1:-1]
                 self.need_names_in(here, arrow)
         if feature.containment or (opposite is not None and opposite.containment):
-            note = (
-                note + "; " if note else ""
-            ) + f"{owner.name}.{feature.name}: containment is not kept (relations do not contain)"
+            kept = "kept in #@ecore only" if self.is_carried(feature) else "not kept"
+            note = (note + "; " if note else "") + (
+                f"{owner.name}.{feature.name}: containment is {kept} (relations do not contain)"
+            )
         both = (feature, opposite) if opposite is not None else (feature,)
         ends = {f"{self.local_name(e.eContainingClass)}.{_safe_name(e.name)}": e for e in both}
         # a docstring goes to both ends: then both are carried, or neither

@@ -16,6 +16,10 @@ features in the same order, so written ``.ecore`` files are byte-identical; sour
 spans stay in a side table (`DomainMetamodel.span_of`) unless ``LiftOptions.spans``
 asks for ``http://cfmodel.org/source`` annotations.
 
+A declaration with a ``#@ecore`` comment (written by ``ecore import`` for a metamodel
+made for EMF) gets the Ecore form the comment carries, last (`ecore_carry`); the
+`DomainMetamodel` still finds it by its cf name.
+
 Rules that shape the result:
 
 * nsURI ``<uri_base><namespace with / for ::>`` (default base
@@ -151,7 +155,10 @@ class DomainMetamodel:
     """
 
     def __init__(
-        self, roots: list[EPackage], program: p.LinkedProgram | None = None, names: dict[int, str] | None = None
+        self,
+        roots: list[EPackage],
+        program: p.LinkedProgram | None = None,
+        names: dict[int, str] | None = None,
     ) -> None:
         self.program = program
         self.roots = roots
@@ -455,9 +462,9 @@ class _Lifter:
             raise CfSemanticError(
                 "the program cannot be lifted to Ecore: " + "; ".join(self.problems), code="lift"
             )
-        names = self.carry_ecore()
+        carried_names = self.carry_ecore()
         check_packages(self.roots)
-        result = DomainMetamodel(self.roots, self.program, names)
+        result = DomainMetamodel(self.roots, self.program, carried_names)
         result._spans = self.spans
         result._entities = {id(self.classes[id(e)]): e for e in self.program.entities()}
         return result
@@ -479,7 +486,9 @@ class _Lifter:
                 return None
             return text, span, ecorepaths.root_of(element)
 
-        def apply(element: Any, pragma: tuple[str, Span, Any] | None, cf_name: str, entity: bool = False) -> None:
+        def apply(
+            element: Any, pragma: tuple[str, Span, Any] | None, cf_name: str, entity: bool = False
+        ) -> None:
             if pragma is None:
                 return
             data = carrier.load(*pragma)
@@ -491,7 +500,9 @@ class _Lifter:
             linked = self.program.namespaces.get(namespace)
             if linked is not None and 0 in linked.pragmas:
                 names[id(package)] = namespace
-                data = carrier.load(linked.pragmas[0], Span(linked.file, 1, 1, 1, 1), ecorepaths.root_of(package))
+                data = carrier.load(
+                    linked.pragmas[0], Span(linked.file, 1, 1, 1, 1), ecorepaths.root_of(package)
+                )
                 same = isinstance(data.get("name"), str) and carry_cf_name(data["name"]) == package.name
                 carrier.apply_package(package, data if same else {**data, "name": package.name})
         for ns in self.program.namespaces.values():
@@ -517,10 +528,10 @@ class _Lifter:
                 if pragma is None:
                     continue
                 ends = carrier.load(*pragma).get("ends")
-                data = ends.get(f"{entity.name}.{end.name}") if isinstance(ends, dict) else None
-                if isinstance(data, dict):
-                    same = isinstance(data.get("name"), str) and carry_cf_name(data["name"]) == end.name
-                    carrier.apply(self.features[id(end)], data, name=same)
+                carried = ends.get(f"{entity.name}.{end.name}") if isinstance(ends, dict) else None
+                if isinstance(carried, dict):
+                    same = isinstance(carried.get("name"), str) and carry_cf_name(carried["name"]) == end.name
+                    carrier.apply(self.features[id(end)], carried, name=same)
         carrier.finish(self.roots)
         return names
 

@@ -1,0 +1,144 @@
+"""The ``#@ecore`` notation: how ``.cf`` carries what it has no construct for.
+
+Where the comments attach, that the import of a metamodel written for EMF lifts back to
+byte-identical ``.ecore`` (cfmodel's writer writes every construct of Ecore), that edits
+to the ``.cf`` show in the export while what was carried stays, that hostile text can
+neither end a comment nor inject a statement, and that a broken pragma is a located
+error (``bad-ecore-pragma``), never a crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyecore.ecore import EAnnotation, EAttribute, EClass, EOperation, EPackage, EParameter, EString
+
+from cfmodel.errors import CfSemanticError
+from cfmodel.grammars.cf import parse_str
+from cfmodel.serializers import ecore, ecorepaths
+from cfmodel.transforms.cf.ecore_import import import_ecore, read_ecore_files
+from tests.conftest import run_cfmodel
+from tests.lift.helpers import lifted
+
+LIBRARY = Path(__file__).parent / "fixtures" / "library.ecore"
+
+
+def _exported(project: Path) -> dict[str, bytes]:
+    return {
+        name: data
+        for name, data in lifted(project).ecore_files().items()
+        if name not in ("std.ecore", "__config__.ecore")
+    }
+
+
+def _original(*paths: Path) -> dict[str, bytes]:
+    return {f"{root.name}.ecore": ecore.to_bytes(root) for root in read_ecore_files(paths)}
+
+
+def test_pragmas_attach_to_the_next_declaration() -> None:
+    text = (
+        '"""doc"""\n'
+        '#@ecore-package {"a":\n'
+        "#@ecore-package 1}\n"
+        '#@ecore {"x":\n'
+        "# a note between\n"
+        "\n"
+        "#@ecore 2}\n"
+        "entity A:\n"
+        "    #@ecore {}\n"
+        "    string b\n"
+        "end\n"
+        's = """\n'
+        '#@ecore {"not": "a comment"}\n'
+        '"""\n'
+    )
+    module = parse_str(text, "t.cf")
+    assert module.doc == "doc"
+    assert module.pragmas == {0: '{"a":1}', 8: '{"x":2}', 10: "{}"}
+
+
+def test_a_metamodel_written_for_emf_comes_back_byte_identical(tmp_path: Path) -> None:
+    import_ecore([LIBRARY], tmp_path / "project", name="library")
+    assert _exported(tmp_path / "project") == _original(LIBRARY)
+
+
+def test_edits_show_and_what_was_carried_stays(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    import_ecore([LIBRARY], project, name="library")
+    source = project / "libs" / "library" / "model" / "_init.cf"
+    text = source.read_text(encoding="utf-8")
+    text = text.replace(
+        "entity Library:\n    string name\n", "entity Library:\n    string name\n    int? shelves\n"
+    )
+    source.write_text(text + "\nentity Branch extends Library:\nend\n", encoding="utf-8")
+    packages = read_ecore_files(
+        [p for p in lifted(project).write(tmp_path / "out") if p.name == "library.ecore"]
+    )
+    library = packages[0]
+    assert [f.name for f in library.getEClassifier("Library").eStructuralFeatures] == [
+        "name",
+        "books",
+        "writers",
+        "shelves",
+    ]
+    branch = library.getEClassifier("Branch")
+    assert [c.name for c in library.eClassifiers][-1] == "Branch"
+    assert [s.name for s in branch.eSuperTypes] == ["Library"]
+    item = library.getEClassifier("Item")
+    assert item.abstract and [f.name for f in item.eStructuralFeatures] == ["published", "end"]
+    books = library.getEClassifier("Library").findEStructuralFeature("books")
+    assert books.containment and books.eOpposite.name == "library"
+
+
+def _hostile_package() -> EPackage:
+    package = EPackage("hostile", nsURI="http://cfmodel.example/hostile", nsPrefix="hostile")
+    node = EClass("Node")
+    text = "line\nentity Evil:\nend\n\u2028#@ecore {}\r é" + "x" * 9000  # longer than a pragma line
+    node.eAnnotations.append(EAnnotation("http://cfmodel.example/doc"))
+    node.eAnnotations[0].details["text"] = text
+    node.eStructuralFeatures.append(EAttribute("name", EString))
+    operation = EOperation("run", EString)
+    operation.eParameters.append(EParameter("from", EString))
+    ecorepaths.add_operation(node, operation)
+    package.eClassifiers.append(node)
+    return package
+
+
+def test_hostile_text_stays_inside_its_comment(tmp_path: Path) -> None:
+    source = tmp_path / "hostile.ecore"
+    package = _hostile_package()
+    source.write_bytes(ecore.to_bytes(package))
+    import_ecore([source], tmp_path / "project", name="hostile")
+    text = (tmp_path / "project" / "libs" / "hostile" / "model" / "_init.cf").read_text(encoding="utf-8")
+    assert text.isascii()
+    statements = parse_str(text, "x.cf").statements
+    assert [type(s).__name__ for s in statements] == ["Entity"]
+    assert _exported(tmp_path / "project") == _original(source)
+
+
+@pytest.mark.parametrize(
+    ("pragma", "message"),
+    [
+        ("{not json", "the #@ecore comment is not valid JSON"),
+        ("[1, 2]", "the #@ecore comment is not a JSON object"),
+        ('{"abstract": "yes"}', "abstract: 'yes' is not a value of its type"),
+        ('{"eGenericSuperTypes": ["http://nowhere.example#//X"]}', "refers to 'http://nowhere.example#//X'"),
+        ('{"eOperations": [{"eClass": "EVil"}]}', "not an Ecore element"),
+    ],
+)
+def test_a_broken_pragma_is_a_located_error(pragma: str, message: str, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    import_ecore([LIBRARY], project, name="library")
+    source = project / "libs" / "library" / "model" / "_init.cf"
+    lines = source.read_text(encoding="utf-8").split("\n")
+    at = lines.index("entity Library:")
+    lines[at - 1] = f"#@ecore {pragma}"
+    source.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(CfSemanticError) as exc:
+        lifted(project)
+    assert exc.value.code == "bad-ecore-pragma"
+    assert exc.value.span is not None and (exc.value.span.file, exc.value.span.line) == (str(source), at + 1)
+    assert message in str(exc.value)
+    result = run_cfmodel("ecore", "export", str(project), "-o", str(tmp_path / "out"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"{source}:{at + 1}:" in result.stderr and "[bad-ecore-pragma]" in result.stderr
