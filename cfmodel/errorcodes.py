@@ -298,11 +298,7 @@ _ALL: list[ErrorCode] = [
     *_table(
         Category.SERIALIZATION,
         ("bad-ecore", "an .ecore file is not a metamodel cfmodel can read"),
-        (
-            "bad-ecore-pragma",
-            "a #@ecore comment (the Ecore form ecore import carries through .cf) is malformed or "
-            "refers to what the program does not hold",
-        ),
+        ("bad-ecore-pragma", "a #@ecore comment in .cf is malformed or names what the program lacks"),
         ("bad-json", "a JSON file is not a model cfmodel can read"),
         ("bad-rdf", "an RDF file is not a model cfmodel can read (syntax, classes, values, references)"),
         ("bad-value", "a literal in a model file is not a valid value of its data type"),
