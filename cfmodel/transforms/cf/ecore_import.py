@@ -21,7 +21,8 @@ names that are keywords of the language get a ``_`` appended. A ``# note:`` comm
 marks each such change, and nothing is lost: each declaration of such a metamodel gets
 its Ecore form in a ``#@ecore`` comment (`ecore_carry`; exact data types, flags,
 operations, generics, annotations, order), which lift applies, so ``.ecore → .cf →
-.ecore`` gives the same metamodel (checked by EMF on EMF's own metamodels and ESDL). The built-in ``std`` package is never written (it is cfmodel's
+.ecore`` gives the same metamodel (checked by EMF on EMF's own metamodels and ESDL).
+The built-in ``std`` package is never written (it is cfmodel's
 own); its nsURI is resolved against cfmodel's ``std`` when no ``std.ecore`` is given.
 """
 
