@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -486,8 +486,7 @@ class CompileResult:
         """The RDF document `save_rdf` writes (``ttl``, ``nt``, ``jsonld`` or ``xml``)."""
         from cfmodel.serializers import rdf
 
-        triples, prefixes = self.rdf_triples(metamodel, instances)
-        return rdf.serialize(triples, rdf.format_of("", format), prefixes)
+        return rdf.to_bytes(self.model, self.rdf_options(metamodel, instances), rdf.format_of("", format))
 
     def save_rdf(
         self, file: Path | str, format: str | None = None, metamodel: bool = True, instances: bool = True
@@ -496,10 +495,14 @@ class CompileResult:
         from cfmodel.serializers import atomic, rdf
 
         path = Path(file)
-        data = self.rdf_bytes(rdf.format_of(path, format), metamodel, instances)
+        fmt = rdf.format_of(path, format)
         if path.parent != Path():
             path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(path, data)
+        if fmt == "nt":  # streamed
+            options = self.rdf_options(metamodel, instances)
+            rdf.write(path, self.model, replace(options, format=fmt))
+            return path
+        atomic.write_bytes(path, self.rdf_bytes(fmt, metamodel, instances))
         return path
 
     def sparql(self, query: str, store: str = "auto") -> QueryResult:

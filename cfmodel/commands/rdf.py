@@ -39,17 +39,26 @@ def model_triples(
 ) -> tuple[list[Any], dict[str, str]]:
     """The triples and prefixes of the model PATH names."""
     path = Path(args.project)
-    if path.is_dir() or not path.exists():
-        result = compile_from_args(args)
-        _warnings(result, args)
-        return result.rdf_triples(metamodel, instances)  # type: ignore[no-any-return]
-    if path.suffix.lower() in rdf.EXTENSIONS:  # RDF already: queried or converted as it is
+    if path.is_file() and path.suffix.lower() in rdf.EXTENSIONS:  # RDF already: queried or converted as it is
         fmt = rdf.format_of(path)
         graph = rdf.parse_graph(_read_bytes(path), fmt, str(path))
         return rdf.graph_triples(graph), rdf.prefixes_of([], graph.namespaces())
-    roots, options = _file_model(path, [Path(m) for m in getattr(args, "metamodel", None) or []])
-    options = replace(options, metamodel=metamodel, instances=instances)
+    roots, options = model_document(args, metamodel, instances)
     return rdf.document_triples(roots, options)
+
+
+def model_document(
+    args: argparse.Namespace, metamodel: bool = True, instances: bool = True
+) -> tuple[list[Any], rdf.RdfOptions]:
+    """The roots of the model PATH names (compiled, or read from a file other than RDF) and
+    how they are written as RDF."""
+    path = Path(args.project)
+    if path.is_dir() or not path.exists():
+        result = compile_from_args(args)
+        _warnings(result, args)
+        return list(result.model), result.rdf_options(metamodel, instances)
+    roots, options = _file_model(path, [Path(m) for m in getattr(args, "metamodel", None) or []])
+    return roots, replace(options, metamodel=metamodel, instances=instances)
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -103,7 +112,16 @@ def _file_model(path: Path, metamodels: list[Path]) -> tuple[list[Any], rdf.RdfO
 def cmd_rdf_export(args: argparse.Namespace) -> int:
     output = Path(args.output)
     fmt = rdf.format_of(output, args.format)
-    triples, prefixes = model_triples(args, not args.instances_only, not args.metamodel_only)
+    metamodel, instances = not args.instances_only, not args.metamodel_only
+    path = Path(args.project)
+    if fmt == "nt" and not (path.is_file() and path.suffix.lower() in rdf.EXTENSIONS):
+        roots, options = model_document(args, metamodel, instances)  # streamed as it is written
+        if output.parent != Path():
+            output.parent.mkdir(parents=True, exist_ok=True)
+        rdf.write(output, roots, replace(options, format=fmt))
+        print(output)
+        return _done()
+    triples, prefixes = model_triples(args, metamodel, instances)
     data = rdf.serialize(triples, fmt, prefixes)
     from cfmodel.serializers import atomic
 

@@ -43,15 +43,16 @@ fetched), unknown classes and unresolved references, with a `CfSerializationErro
 
 from __future__ import annotations
 
+import io
 import json as std_json
 import math
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, BinaryIO, NamedTuple, Protocol, cast
 from urllib.parse import quote, unquote
 from xml.sax.saxutils import escape as xml_escape
 from xml.sax.saxutils import quoteattr
@@ -60,6 +61,7 @@ from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EObject, EPackag
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfModelError, CfSerializationError, CfUsageError, Span
+from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import atomic, canonical, datatypes, linking, model, validate
 from cfmodel.serializers.base import Document, IdFunction, attach, ids_from, local_registry, ncname_id
 
@@ -236,9 +238,19 @@ def feature_iri(f: Any) -> str:
     return namespace(f.eContainingClass.ePackage) + iri_safe(str(f.name))
 
 
+_IRI_SAFE = "-._~!$&'()*+,;=:@/"
+_NEEDS_QUOTE = re.compile(r"[^A-Za-z0-9" + re.escape(_IRI_SAFE) + "]")
+_ASCII_QUOTED = {c: f"%{c:02X}" for c in range(128) if _NEEDS_QUOTE.match(chr(c))}
+
+
 def object_iri(base: str, name: str) -> str:
-    """The IRI of an object: `base` and its id (or positional fragment), percent-encoded."""
-    return base + quote(name, safe="-._~!$&'()*+,;=:@/")
+    """The IRI of an object: `base` and its id (or positional fragment), percent-encoded
+    (``urllib.parse.quote`` with the IRI's safe characters; ASCII at C speed)."""
+    if _NEEDS_QUOTE.search(name) is None:
+        return base + name
+    if name.isascii():
+        return base + name.translate(_ASCII_QUOTED)
+    return base + quote(name, safe=_IRI_SAFE)
 
 
 def prefixes_of(packages: Iterable[EPackage], extra: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
@@ -726,6 +738,7 @@ def metamodel_triples(packages: Sequence[EPackage], shapes: ShapeSource | None =
 # ---- triples -> text -----------------------------------------------------------------
 
 _NT_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
+_NT_SPECIAL = re.compile(r'[\\"\n\r]')
 _STRING = XSD + "string"
 
 
@@ -931,6 +944,69 @@ _XML_TEXT = {"\r": "&#13;"}
 # ---- writing -------------------------------------------------------------------------
 
 
+@dataclass
+class _Prepared:
+    """What a document holds: its roots, packages, objects and their ids, its prefixes."""
+
+    roots: list[EObject]
+    packages: list[EPackage]
+    objects: list[EObject]
+    ids: dict[EObject, str]
+    cache: model.FeatureCache
+    prefixes: dict[str, str]
+
+
+def _prepare(roots: Sequence[EObject], opts: RdfOptions) -> _Prepared:
+    """The document's parts, the instances checked (when `opts.check`).
+
+    Raises:
+        CfSerializationError: the model breaks its metamodel (when checked).
+    """
+    if not opts.base.endswith(("#", "/")):
+        raise CfUsageError(f"an RDF base IRI ends in '#' or '/': {opts.base!r}")
+    roots = list(roots)
+    cache = model.FeatureCache()
+    packages = list(opts.packages)
+    if roots:
+        packages.extend(p for p in root_packages_of(canonical.walk(roots, cache)) if p not in packages)
+    objects: list[EObject] = []
+    ids: dict[EObject, str] = {}
+    if opts.instances and roots:
+        objects = canonical.contents(roots, cache)
+        ids = ids_from(opts.id_of, objects)
+        if opts.check:
+            _check(objects, ids, cache)
+    prefixes = prefixes_of(packages, [("inst", opts.base), *opts.prefixes])
+    return _Prepared(roots, packages, objects, ids, cache, prefixes)
+
+
+class _ShownIds(Mapping[EObject, str]):
+    """Ids as the validator names objects in messages (NCNames), each made when asked."""
+
+    def __init__(self, ids: dict[EObject, str]) -> None:
+        self.ids = ids
+
+    def __getitem__(self, obj: EObject) -> str:
+        return ncname_id(self.ids[obj])
+
+    def __iter__(self) -> Iterator[EObject]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def _check(objects: list[EObject], ids: dict[EObject, str], cache: model.FeatureCache) -> None:
+    """Validate the instances. Any distinct string ids make distinct IRIs (percent-encoding
+    is injective; XMI's NCName rule does not apply): checked here at C speed, the validator
+    then names objects by `ncname_id` only in its messages."""
+    idents = list(ids.values())
+    if all(type(i) is str for i in idents) and len(set(idents)) == len(idents):
+        validate.check_objects(objects, _ShownIds(ids), cache, check_ids=False)
+    else:
+        validate.check_objects(objects, {o: ncname_id(i) for o, i in ids.items()}, cache)
+
+
 def document_triples(
     roots: Sequence[EObject], options: RdfOptions | None = None
 ) -> tuple[list[Triple], dict[str, str]]:
@@ -941,41 +1017,198 @@ def document_triples(
             RDF cannot carry.
     """
     opts = options or RdfOptions()
-    if not opts.base.endswith(("#", "/")):
-        raise CfUsageError(f"an RDF base IRI ends in '#' or '/': {opts.base!r}")
-    roots = list(roots)
-    cache = model.FeatureCache()
-    packages = list(opts.packages)
+    doc = _prepare(roots, opts)
     triples: list[Triple] = []
-    if roots:
-        packages.extend(p for p in root_packages_of(canonical.walk(roots, cache)) if p not in packages)
     if opts.metamodel:
-        triples.extend(metamodel_triples(packages, opts.shapes))
-    if opts.instances and roots:
-        objects = canonical.contents(roots, cache)
-        ids = ids_from(opts.id_of, objects)
-        if opts.check:  # any id makes an IRI (percent-encoded): XMI's NCName rule does not apply
-            validate.check_objects(objects, {o: ncname_id(i) for o, i in ids.items()}, cache)
-        triples.extend(instance_triples(roots, ids, opts.base, cache))
-    prefixes = prefixes_of(packages, [("inst", opts.base), *opts.prefixes])
-    return triples, prefixes
+        triples.extend(metamodel_triples(doc.packages, opts.shapes))
+    if doc.objects:
+        triples.extend(instance_triples(doc.roots, doc.ids, opts.base, doc.cache))
+    return triples, doc.prefixes
+
+
+def write_ntriples(
+    out: BinaryIO,
+    roots: Sequence[EObject],
+    options: RdfOptions | None = None,
+    *,
+    prepared: _Prepared | None = None,
+) -> int:
+    """Stream the N-Triples document `write` writes to `out`: the same bytes as
+    ``ntriples(document_triples(roots, options)[0])``, without a triple in memory (each
+    line formatted from terms made once per class, feature and object; one write per
+    chunk of objects). Returns the number of triples written.
+
+    Raises:
+        CfSerializationError: as `document_triples`.
+    """
+    opts = options or RdfOptions()
+    doc = prepared if prepared is not None else _prepare(roots, opts)
+    count = 0
+    if opts.metamodel:
+        schema = metamodel_triples(doc.packages, opts.shapes)
+        out.write(ntriples(schema))
+        count += len(schema)
+    if doc.objects:
+        count += _NTriplesStream(out, doc, opts.base).write()
+    return count
+
+
+class _NTriplesStream:
+    """`instance_triples` followed by `ntriples`, fused: lines go out chunk by chunk."""
+
+    CHUNK = 4096  # objects per write
+
+    def __init__(self, out: BinaryIO, doc: _Prepared, base: str) -> None:
+        self.out = out
+        self.doc = doc
+        self.base = base
+        self.names = linking.Fragments(doc.roots, doc.ids)
+        self.iris: dict[int, str] = {}  # id(object) -> its IRI
+        self.terms: dict[int, str] = {}  # id(object) -> ``<IRI>``
+        self.values = _Values()
+
+    def iri(self, obj: EObject) -> str:
+        found = self.iris.get(id(obj))
+        if found is None:
+            found = self.iris[id(obj)] = object_iri(self.base, self.names(obj))
+        return found
+
+    def term(self, obj: EObject) -> str:
+        found = self.terms.get(id(obj))
+        if found is None:
+            found = self.terms[id(obj)] = f"<{self.iri(obj)}>"
+        return found
+
+    def plan(self, eclass: EClass) -> tuple[str, list[_FeaturePlan]]:
+        """A class's ``rdf:type`` line end and its features' plans."""
+        features = []
+        for f in self.doc.cache.persistent(eclass):
+            if model.is_container_ref(f):
+                continue
+            attribute = isinstance(f, EAttribute)
+            spelling, typed = 0, ""
+            if attribute and not f.many and not isinstance(f.eType, EEnum):
+                name = datatypes.codec_for(f.eType).name
+                if name == "EString":
+                    spelling = 1
+                elif name in _INT_CODECS:
+                    spelling, typed = 2, f'"^^<{_xsd(f.eType)}>'
+            p = feature_iri(f)
+            features.append(_FeaturePlan(f, p, f" <{p}> ", bool(f.many), attribute, spelling, typed))
+        return f" <{RDF_TYPE}> <{class_iri(eclass)}> .\n", features
+
+    def write(self) -> int:
+        plans: dict[int, tuple[str, list[_FeaturePlan]]] = {}
+        lines: list[str] = []
+        add = lines.append
+        count = sequences = 0
+        items, literal, holders = fastpath.items, self.values.literal, fastpath.HOLDERS
+        terms, special = self.terms, _NT_SPECIAL.search
+        for index, obj in enumerate(self.doc.objects, 1):
+            eclass = obj.eClass
+            plan = plans.get(id(eclass))
+            if plan is None:
+                plan = plans[id(eclass)] = self.plan(eclass)
+            s = self.term(obj)
+            add(s + plan[0])
+            isset, slots = obj._isset, obj.__dict__
+            for f, p, pt, many, attribute, spelling, typed in plan[1]:
+                if many:
+                    values = list(items(obj, f))
+                    if values:
+                        sequences = self.many(s, f, p, values, attribute, sequences, lines)
+                    continue
+                if f not in isset:  # fastpath.single, inlined
+                    continue
+                holder = slots.get(f._name)
+                v = holder._value if isinstance(holder, holders) else obj.eGet(f)
+                if v is None:
+                    continue
+                if not attribute:
+                    o = terms.get(id(v)) or self.term(v)
+                elif spelling == 1:
+                    o = '"' + (v.translate(_NT_ESCAPES) if special(v) else v) + '"'
+                elif spelling == 2 and type(v) is int:
+                    o = f'"{v}{typed}'
+                else:
+                    o = _nt_term(literal(f, v))
+                add(s + pt + o + " .\n")
+            if index % self.CHUNK == 0:
+                count += len(lines)
+                self.out.write("".join(lines).encode("utf-8"))
+                lines.clear()
+        root_iris = [self.iri(r) for r in self.doc.roots]
+        if root_iris != sorted(root_iris):
+            for position, root in enumerate(root_iris):
+                add(f'<{root}> <{CFM_POSITION}> "{position}"^^<{XSD}integer> .\n')
+        count += len(lines)
+        self.out.write("".join(lines).encode("utf-8"))
+        return count
+
+    def many(
+        self, s: str, f: Any, p: str, values: list[Any], attribute: bool, sequences: int, lines: list[str]
+    ) -> int:
+        """The lines of a many-valued feature (and its ``cfm:sequence`` when needed), as
+        `instance_triples` makes them. Returns the number of sequences made so far."""
+        terms: list[Term] = (
+            [self.values.literal(f, v) for v in values] if attribute else [self.iri(v) for v in values]
+        )
+        out: list[Triple] = [(s, p, term) for term in dict.fromkeys(terms)]
+        if len(terms) > 1:
+            keys = [_order_key(t) for t in terms]
+            spelled = attribute and terms[0].datatype != _STRING  # type: ignore[union-attr]
+            if spelled or len(set(keys)) < len(keys) or keys != sorted(keys):
+                sequences += 1
+                _sequence(out, s, p, terms, f"q{sequences}")
+        for ts, tp, to in out:
+            subject = ts if ts is s else _nt_term(ts)
+            lines.append(f"{subject} <{tp}> {_nt_term(to)} .\n")
+        return sequences
+
+
+_INT_CODECS = frozenset({"EInt", "ELong", "ELongObject", "EIntegerObject"})
+
+
+class _FeaturePlan(NamedTuple):
+    """How `_NTriplesStream` writes one feature: its IRI, `` <IRI> ``, many?, attribute?,
+    how a single value is spelled (0: by `_Values`, 1: a plain string, 2: an integer
+    followed by `typed`, its datatype's end of the literal)."""
+
+    feature: Any
+    iri: str
+    term: str
+    many: bool
+    attribute: bool
+    spelling: int
+    typed: str
 
 
 def to_bytes(roots: Sequence[EObject], options: RdfOptions | None = None, fmt: str = "ttl") -> bytes:
     """The document `write` writes, in format `fmt`."""
+    if fmt == "nt":
+        buffer = io.BytesIO()
+        write_ntriples(buffer, roots, options)
+        return buffer.getvalue()
     triples, prefixes = document_triples(roots, options)
     return serialize(triples, fmt, prefixes)
 
 
 def write(target: Path | str, roots: Sequence[EObject], options: RdfOptions | None = None) -> None:
-    """Write the instance model (and/or its metamodel) to `target` atomically.
+    """Write the instance model (and/or its metamodel) to `target` atomically (N-Triples
+    streamed: see `write_ntriples`).
 
     Raises:
         CfSerializationError: the model breaks its metamodel (every problem as a note), or
-            a value RDF cannot carry.
+            a value RDF cannot carry; nothing is written then.
     """
     opts = options or RdfOptions()
-    atomic.write_bytes(target, to_bytes(roots, opts, format_of(target, opts.format)))
+    fmt = format_of(target, opts.format)
+    if fmt != "nt":
+        atomic.write_bytes(target, to_bytes(roots, opts, fmt))
+        return
+    doc = _prepare(roots, opts)  # refused before the target is touched
+    with atomic.atomic_writer(target) as out:
+        write_ntriples(out, roots, opts, prepared=doc)
 
 
 # ---- reading -------------------------------------------------------------------------

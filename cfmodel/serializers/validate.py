@@ -205,10 +205,16 @@ class BoundsWarning(UserWarning):
 
 
 def check_objects(
-    objects: list[EObject], ids: Mapping[EObject, str], cache: model.FeatureCache | None = None
+    objects: list[EObject],
+    ids: Mapping[EObject, str],
+    cache: model.FeatureCache | None = None,
+    *,
+    check_ids: bool = True,
 ) -> list[str]:
     """Check a whole document (`objects` in pre-order) before it is written.
 
+    `ids` name objects in messages and, unless `check_ids` is off (a format whose ids
+    need not be NCNames, whose caller checked them), are checked to be distinct NCNames.
     Each object is first checked by its class's `_Rules` (no message built; most objects
     pass); one that does not pass is checked again feature by feature to say why.
     Problems that stop the writing raise `CfSerializationError`; bound problems (which
@@ -218,7 +224,8 @@ def check_objects(
     problems: list[str] = []
     bounds: list[str] = []
     inside = {id(o) for o in objects}
-    _check_ids(ids, problems)
+    if check_ids:
+        _check_ids(ids, problems)
     id_attrs: dict[tuple[int, Any], str] = {}
     rules: dict[type, _Rules] = {}
     pairs = Pairs()

@@ -3,6 +3,7 @@ is written byte for byte the same every time."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import warnings
@@ -98,6 +99,19 @@ def test_round_trip(name: str, fmt: str, tmp_path_factory: pytest.TempPathFactor
     assert rdf.to_bytes(doc.roots, again, fmt) == data
 
 
+@pytest.mark.parametrize("name", list(MODELS))
+def test_streamed_ntriples_are_the_triples_written_in_order(
+    name: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    roots, options, _ = MODELS[name](tmp_path_factory)
+    for parts in ({}, {"metamodel": False}, {"instances": False}):
+        chosen = replace(options, **parts)  # type: ignore[arg-type]
+        triples, _ = rdf.document_triples(roots, chosen)
+        buffer = io.BytesIO()
+        assert rdf.write_ntriples(buffer, roots, chosen) == len(triples)
+        assert buffer.getvalue() == rdf.ntriples(triples) == rdf.to_bytes(roots, chosen, "nt")
+
+
 def test_bytes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     script = (
         "import cfmodel, hashlib;"
@@ -128,6 +142,8 @@ def test_what_plain_triples_cannot_say_is_added_only_where_needed() -> None:
     backwards = {root: f"r{9 - i}" for i, root in enumerate(roots)}
     text = rdf.to_bytes(roots, rdf.RdfOptions(id_of=backwards.get), "nt").decode()
     assert text.count(f"<{rdf.CFM_POSITION}>") == 3
+    triples, _ = rdf.document_triples(roots, rdf.RdfOptions(id_of=backwards.get))
+    assert rdf.ntriples(triples).decode() == text  # streamed: the same lines
 
 
 def test_registry_and_files(tmp_path: Path) -> None:
