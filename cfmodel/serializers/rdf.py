@@ -1,8 +1,8 @@
 """RDF: metamodels as RDFS/OWL with SHACL shapes, instance models as triples, and back.
 
 Input (write): instance roots and/or EPackages, `RdfOptions`. Output: one file in Turtle,
-N-Triples, JSON-LD or RDF/XML (rdflib writes all but N-Triples, which is written here
-directly), replaced atomically, byte-identical for the same model. Input (read): such a
+N-Triples, JSON-LD or RDF/XML (rdflib writes Turtle; the others are written here, N-Triples
+streamed by `write_ntriples`), replaced atomically, byte-identical for the same model. Input (read): such a
 file; metamodels from the caller's `ResourceSet`. Output: a `Document` equal to the model
 that was written (`canonical.dump_objects` of both are the same).
 
@@ -18,7 +18,9 @@ The mapping (docs/rdf.md), generic over any EPackage and EObject:
   ``owl:DatatypeProperty``, references ``owl:ObjectProperty`` (``owl:inverseOf`` the
   opposite); enums ``rdfs:Datatype``\\ s ``owl:oneOf`` their literals; other data types
   ``rdfs:Datatype``\\ s equivalent to their XSD type; GenModel documentation is
-  ``rdfs:comment``. SHACL: one ``sh:NodeShape`` per class (``sh:targetClass``) with one
+  ``rdfs:comment``; what OWL cannot say (order, flags, defaults, opposites, annotations) as
+  ``cfm:`` facts, so that `cfmodel.serializers.rdfmeta` reads the packages back. SHACL: one
+  ``sh:NodeShape`` per class (``sh:targetClass``) with one
   property shape per own feature: bounds as ``sh:minCount``/``sh:maxCount`` (as
   `validate_instances` counts them: a single-valued attribute with a default is not
   required), ``sh:datatype``/``sh:in``/``sh:class``, opposites as a SHACL-SPARQL
@@ -72,6 +74,7 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 SH = "http://www.w3.org/ns/shacl#"
 CFM = "http://cfmodel.org/rdf/1.0#"
 GENMODEL = "http://www.eclipse.org/emf/2002/GenModel"
+ECORE_NS = "http://www.eclipse.org/emf/2002/Ecore"
 DEFAULT_BASE = "http://cfmodel.org/instances/model#"
 
 RDF_TYPE = RDF + "type"
@@ -234,6 +237,11 @@ def shape_iri(classifier: Any) -> str:
     )
 
 
+def ontology_iri(pkg: EPackage) -> str:
+    """A package's ontology: its nsURI (or its namespace without the ``#``)."""
+    return iri_safe(str(pkg.nsURI or namespace(pkg).rstrip("#")))
+
+
 def feature_iri(f: Any) -> str:
     return namespace(f.eContainingClass.ePackage) + iri_safe(str(f.name))
 
@@ -297,6 +305,30 @@ def root_packages_of(objects: Iterable[EObject]) -> list[EPackage]:
             if pkg is not None:
                 found.setdefault(id(pkg), pkg)
     return list(found.values())
+
+
+def with_referenced_packages(packages: Sequence[EPackage]) -> list[EPackage]:
+    """The packages, then (in first-reference order) the root packages their classes'
+    supertypes and feature types come from, transitively; Ecore's own package aside. A
+    document written with them is a whole metamodel: `rdfmeta` reads it back alone."""
+    out = list(packages)
+    seen = {id(p) for p in out}
+    index = 0
+    while index < len(out):
+        for pkg in all_packages([out[index]]):
+            for c in pkg.eClassifiers:
+                if not isinstance(c, EClass):
+                    continue
+                used = [*c.eSuperTypes, *(f.eType for f in c.eStructuralFeatures)]
+                for t in used:
+                    root = t.ePackage if t is not None else None
+                    while root is not None and root.eSuperPackage is not None:
+                        root = root.eSuperPackage
+                    if root is not None and id(root) not in seen and root.nsURI != ECORE_NS:
+                        seen.add(id(root))
+                        out.append(root)
+        index += 1
+    return out
 
 
 # ---- values --------------------------------------------------------------------------
@@ -492,11 +524,18 @@ class _Schema:
         return self.out
 
     def package(self, pkg: EPackage) -> None:
-        onto = iri_safe(str(pkg.nsURI or namespace(pkg).rstrip("#")))
+        onto = ontology_iri(pkg)
         self.add(onto, RDF_TYPE, OWL + "Ontology")
         self.text(onto, RDFS + "label", str(pkg.name))
+        if pkg.nsURI is not None:
+            self.text(onto, CFM + "nsURI", str(pkg.nsURI))
+        if pkg.nsPrefix is not None:
+            self.text(onto, CFM + "nsPrefix", str(pkg.nsPrefix))
         if pkg.eSuperPackage is not None:
-            self.add(onto, CFM + "subpackageOf", iri_safe(str(pkg.eSuperPackage.nsURI)))
+            self.add(onto, CFM + "subpackageOf", ontology_iri(pkg.eSuperPackage))
+        self.sequence(onto, CFM + "classifiers", [class_iri(c) for c in pkg.eClassifiers])
+        self.sequence(onto, CFM + "subpackages", [ontology_iri(sub) for sub in pkg.eSubpackages])
+        self.annotations(onto, pkg)
         for classifier in pkg.eClassifiers:
             if isinstance(classifier, EClass):
                 self.eclass(classifier, onto)
@@ -504,6 +543,29 @@ class _Schema:
                 self.enum(classifier, onto)
             elif isinstance(classifier, EDataType):
                 self.datatype(classifier, onto)
+
+    def sequence(self, s: str, p: str, items: Sequence[Term]) -> None:
+        """``s p ( items )`` (the order a reader keeps), when there are items."""
+        if items:
+            _list(self.out, s, p, list(items), f"{self.blank('o')}.")
+
+    def annotations(self, s: str, element: Any) -> None:
+        """Every EAnnotation of `element`, in order: ``s cfm:annotations ( [ cfm:source
+        "…" ; cfm:details ( [ cfm:key "…" ; cfm:value "…" ] … ) ] … )``."""
+        nodes: list[Term] = []
+        for annotation in element.eAnnotations:
+            node = self.blank("a")
+            if annotation.source is not None:
+                self.text(node, CFM + "source", str(annotation.source))
+            details: list[Term] = []
+            for key, value in annotation.details.items():
+                detail = self.blank("k")
+                self.text(detail, CFM + "key", str(key))
+                self.text(detail, CFM + "value", str(value))
+                details.append(detail)
+            self.sequence(node, CFM + "details", details)
+            nodes.append(node)
+        self.sequence(s, CFM + "annotations", nodes)
 
     def documented(self, element: Any, s: str, onto: str) -> None:
         self.text(s, RDFS + "label", str(element.name))
@@ -518,17 +580,22 @@ class _Schema:
         self.add(c, RDF_TYPE, OWL + "Class")
         self.documented(eclass, c, onto)
         if eclass.abstract:
-            self.add(c, CFM + "abstract", Literal("true", XSD + "boolean"))
+            self.add(c, CFM + "abstract", _TRUE)
+        if eclass.interface:
+            self.add(c, CFM + "interface", _TRUE)
         for sup in eclass.eSuperTypes:
             self.add(c, RDFS + "subClassOf", class_iri(sup))
+        if len(eclass.eSuperTypes) > 1:
+            self.sequence(c, CFM + "supertypes", [class_iri(sup) for sup in eclass.eSuperTypes])
+        self.sequence(c, CFM + "features", [feature_iri(f) for f in eclass.eStructuralFeatures])
+        self.annotations(c, eclass)
         shape = shape_iri(eclass)
         self.add(shape, RDF_TYPE, SH + "NodeShape")
         self.add(shape, SH + "targetClass", c)
         for f in eclass.eStructuralFeatures:
-            if not model.is_persistent(f) or model.is_container_ref(f):
-                continue
             self.restriction(c, f)
-            self.property_shape(shape, f)
+            if model.is_persistent(f) and not model.is_container_ref(f):
+                self.property_shape(shape, f)
         for check in self.shapes.eclass(eclass) if self.shapes is not None else ():
             node = self.blank("s")
             self.add(shape, SH + "sparql", node)
@@ -549,6 +616,7 @@ class _Schema:
         self.add(r, RDF_TYPE, OWL + "Restriction")
         self.add(r, OWL + "onProperty", p)
         self.add(r, OWL + "allValuesFrom", self.range_of(f))
+        self.feature_facts(r, f)
         lower, upper = int(f.lowerBound), (1 if not f.many else int(f.upperBound))
         n = XSD + "nonNegativeInteger"
         if lower == upper and lower > 0:
@@ -566,6 +634,31 @@ class _Schema:
             self.add(r3, RDF_TYPE, OWL + "Restriction")
             self.add(r3, OWL + "onProperty", p)
             self.add(r3, OWL + "maxCardinality", Literal(str(upper), n))
+
+    def feature_facts(self, r: Blank, f: Any) -> None:
+        """What Ecore says of a feature beyond OWL, on its ``owl:allValuesFrom``
+        restriction: flags that differ from EMF's defaults, the default value literal, the
+        Ecore type when its XSD type does not name it, containment, the opposite."""
+        for name, default in FEATURE_FLAGS:
+            if bool(getattr(f, name)) != default:
+                self.add(r, CFM + name, Literal("false" if default else "true", XSD + "boolean"))
+        if isinstance(f, EAttribute) and f.iD:
+            self.add(r, CFM + "iD", _TRUE)
+        if int(f.upperBound) < -1 or int(f.upperBound) == 0:  # EMF's "unspecified" (-2) and the like
+            self.add(r, CFM + "upperBound", Literal(str(int(f.upperBound)), XSD + "integer"))
+        literal = model.default_literal(f)
+        if literal is not None:
+            self.text(r, CFM + "default", literal)
+        etype = f.eType
+        builtin = isinstance(f, EAttribute) and datatypes.is_ecore_builtin(etype)
+        if builtin and BUILTIN_OF_XSD.get(_xsd(etype)) != etype.name:
+            self.text(r, CFM + "ecoreType", str(etype.name))
+        if isinstance(f, EReference):
+            if f.containment:
+                self.add(r, CFM + "containment", _TRUE)
+            if f.eOpposite is not None:
+                self.add(r, CFM + "opposite", feature_iri(f.eOpposite))
+        self.annotations(r, f)
 
     def property_shape(self, shape: str, f: Any) -> None:
         p = feature_iri(f)
@@ -659,12 +752,26 @@ class _Schema:
             Literal(datatypes.literal_text(lit), XSD + "string") for lit in enum.eLiterals
         ]
         _list(self.out, one_of, OWL + "oneOf", literals, f"{self.blank('e')}.")
+        nodes: list[Term] = []
+        for lit in enum.eLiterals:
+            node = self.blank("n")
+            self.text(node, RDFS + "label", str(lit.name))
+            self.add(node, CFM + "enumValue", Literal(str(int(lit.value or 0)), XSD + "integer"))
+            if lit.literal is not None:
+                self.text(node, CFM + "literal", str(lit.literal))
+            self.annotations(node, lit)
+            nodes.append(node)
+        self.sequence(e, CFM + "literals", nodes)
+        self.annotations(e, enum)
 
     def datatype(self, dt: EDataType, onto: str) -> None:
         d = class_iri(dt)
         self.add(d, RDF_TYPE, RDFS + "Datatype")
         self.documented(dt, d, onto)
         self.add(d, OWL + "equivalentClass", _xsd(dt))
+        if dt.instanceClassName:
+            self.text(d, CFM + "instanceClassName", str(dt.instanceClassName))
+        self.annotations(d, dt)
 
     def properties(self, pkgs: list[EPackage]) -> None:
         """One property per IRI: its kind, domain(s), range(s) and inverse."""
@@ -673,8 +780,7 @@ class _Schema:
             for classifier in pkg.eClassifiers:
                 if isinstance(classifier, EClass):
                     for f in classifier.eStructuralFeatures:
-                        if model.is_persistent(f) and not model.is_container_ref(f):
-                            grouped.setdefault(feature_iri(f), []).append(f)
+                        grouped.setdefault(feature_iri(f), []).append(f)
         for p, features in grouped.items():
             first = features[0]
             kinds = {isinstance(f, EAttribute) for f in features}
@@ -705,6 +811,32 @@ class _Schema:
         self.add(s, p, node)
         self.add(node, RDF_TYPE, kind)
         _list(self.out, node, OWL + "unionOf", distinct, f"{node}.")
+
+
+_TRUE = Literal("true", XSD + "boolean")
+#: Ecore feature flags written as ``cfm:<name>`` when they differ from EMF's default
+FEATURE_FLAGS = (
+    ("ordered", True),
+    ("unique", True),
+    ("changeable", True),
+    ("volatile", False),
+    ("transient", False),
+    ("unsettable", False),
+    ("derived", False),
+)
+#: XSD type -> the Ecore data type it stands for when no ``cfm:ecoreType`` says otherwise
+BUILTIN_OF_XSD: dict[str, str] = {
+    XSD + "string": "EString",
+    XSD + "boolean": "EBoolean",
+    XSD + "int": "EInt",
+    XSD + "long": "ELong",
+    XSD + "short": "EShort",
+    XSD + "integer": "EBigInteger",
+    XSD + "double": "EDouble",
+    XSD + "float": "EFloat",
+    XSD + "decimal": "EBigDecimal",
+    XSD + "dateTime": "EDate",
+}
 
 
 def _has_default(f: Any) -> bool:
@@ -969,6 +1101,7 @@ def _prepare(roots: Sequence[EObject], opts: RdfOptions) -> _Prepared:
     packages = list(opts.packages)
     if roots:
         packages.extend(p for p in root_packages_of(canonical.walk(roots, cache)) if p not in packages)
+    packages = with_referenced_packages(packages)
     objects: list[EObject] = []
     ids: dict[EObject, str] = {}
     if opts.instances and roots:
