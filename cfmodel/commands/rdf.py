@@ -132,6 +132,39 @@ def cmd_rdf_export(args: argparse.Namespace) -> int:
     return _done()
 
 
+def cmd_rdf_import(args: argparse.Namespace) -> int:
+    """FILE (RDF cfmodel wrote) → OUT/<package>.ecore per root package, and OUT/<stem>.xmi
+    when it holds instances: written together, atomically."""
+    from cfmodel.serializers import atomic, ecore, rdfmeta, validate, xmi
+    from cfmodel.serializers.base import ncname_id
+
+    source = Path(args.file)
+    if not source.is_file():
+        raise CfUsageError(f"{source}: no such file")
+    options = (
+        rdf.RdfOptions(format=args.format, base=args.base)
+        if args.base
+        else rdf.RdfOptions(format=args.format)
+    )
+    packages, document = rdfmeta.read_document(source, options)
+    files: dict[str, bytes] = {}
+    for pkg in packages:
+        name = f"{pkg.name}.ecore"
+        if name in files:
+            raise CfUsageError(
+                f"{source}: two root packages are named {pkg.name}; cannot write both to {args.output}"
+            )
+        files[name] = ecore.to_bytes(pkg)
+    if document.roots:
+        ids = dict(document.ids)  # XMI ids as they are when they can be (compiled models' are)
+        if validate.id_problems(ids):
+            ids = {o: ncname_id(i) for o, i in ids.items()}
+        files[f"{source.stem}.xmi"] = xmi.to_bytes(document.roots, xmi.XmiOptions(id_of=ids.get))
+    for path in atomic.write_files(args.output, files):
+        print(path)
+    return _done()
+
+
 def query_text(argument: str) -> tuple[str, str]:
     """The query and where it came from: ``@file.rq`` is read from the file."""
     if not argument.startswith("@"):
@@ -185,6 +218,21 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     )
     which.add_argument("--instances-only", action="store_true", help="only the instances")
     p.set_defaults(func=cmd_rdf_export)
+
+    i = r_sub.add_parser(
+        "import",
+        parents=[common],
+        help="read an RDF file cfmodel wrote back: its metamodel as .ecore, its instances as .xmi",
+    )
+    i.add_argument("file", metavar="FILE", help="an RDF file (.ttl .nt .jsonld .rdf .owl) with a metamodel")
+    i.add_argument("-o", "--output", metavar="DIR", required=True, help="the directory to write into")
+    i.add_argument("--format", choices=list(rdf.FORMATS), help="default: from the file's extension, else ttl")
+    i.add_argument(
+        "--base",
+        metavar="IRI",
+        help="the instances' IRI base, whose ids become XMI ids (default: the text after the last '#')",
+    )
+    i.set_defaults(func=cmd_rdf_import)
 
     q = sub.add_parser("sparql", parents=[common], help="run a SPARQL query over a model and its metamodel")
     _model_options(q)

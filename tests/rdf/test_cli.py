@@ -121,3 +121,33 @@ def test_the_readme_console_block_is_what_cfmodel_prints(tmp_path: Path) -> None
         assert result.returncode == 0, result.stderr
         wanted = [line.replace("build/", f"{tmp_path}/") for line in expected]
         assert result.stdout.replace("\r\n", "\n").splitlines() == wanted
+
+
+@pytest.mark.parametrize("fmt", list(rdf.FORMATS))
+def test_import_gives_back_what_xmi_export_writes(fmt: str, tmp_path: Path) -> None:
+    exported = tmp_path / f"webshop.{'rdf' if fmt == 'xml' else fmt}"
+    assert run("rdf", "export", "examples/webshop", "-o", str(exported)).returncode == 0
+    assert run("xmi", "export", "examples/webshop", "-o", str(tmp_path / "xmi")).returncode == 0
+    result = run("rdf", "import", str(exported), "-o", str(tmp_path / "back"))
+    assert result.returncode == 0, result.stderr
+    written = sorted(Path(line).name for line in result.stdout.split())
+    assert written == sorted(p.name for p in (tmp_path / "xmi").iterdir())
+    for name in written:  # the metamodel's .ecore files and the model's XMI, byte for byte
+        assert (tmp_path / "back" / name).read_bytes() == (tmp_path / "xmi" / name).read_bytes(), name
+
+
+def test_import_refuses_rdf_cfmodel_did_not_write(tmp_path: Path) -> None:
+    foreign = tmp_path / "foaf.ttl"
+    foreign.write_text(
+        "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+        '<http://xmlns.com/foaf/0.1/> a owl:Ontology ; <http://www.w3.org/2000/01/rdf-schema#label> "foaf" .\n'
+        "<http://xmlns.com/foaf/0.1/Person> a owl:Class .\n"
+    )
+    result = run("rdf", "import", str(foreign), "-o", str(tmp_path / "out"))
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"{foreign}:3:1: error: <http://xmlns.com/foaf/0.1/Person>: an owl:Class")
+    assert "[bad-rdf]" in result.stderr
+    assert_no_traceback(result)
+    assert not (tmp_path / "out").exists()
+    missing = run("rdf", "import", str(tmp_path / "nothing.ttl"), "-o", str(tmp_path / "out"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
