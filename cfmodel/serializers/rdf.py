@@ -1226,6 +1226,8 @@ class _NTriplesStream:
                     spelling = 1
                 elif name in _INT_CODECS:
                     spelling, typed = 2, f'"^^<{_xsd(f.eType)}>'
+                elif name in ("EBoolean", "EBooleanObject"):
+                    spelling, typed = 3, f'"^^<{_xsd(f.eType)}>'
             p = feature_iri(f)
             features.append(_FeaturePlan(f, p, f" <{p}> ", bool(f.many), attribute, spelling, typed))
         return f" <{RDF_TYPE}> <{class_iri(eclass)}> .\n", features
@@ -1263,6 +1265,8 @@ class _NTriplesStream:
                     o = '"' + (v.translate(_NT_ESCAPES) if special(v) else v) + '"'
                 elif spelling == 2 and type(v) is int:
                     o = f'"{v}{typed}'
+                elif spelling == 3 and (v is True or v is False):
+                    o = ('"true' if v else '"false') + typed
                 else:
                     o = _nt_term(literal(f, v))
                 add(s + pt + o + " .\n")
@@ -1304,8 +1308,8 @@ _INT_CODECS = frozenset({"EInt", "ELong", "ELongObject", "EIntegerObject"})
 
 class _FeaturePlan(NamedTuple):
     """How `_NTriplesStream` writes one feature: its IRI, `` <IRI> ``, many?, attribute?,
-    how a single value is spelled (0: by `_Values`, 1: a plain string, 2: an integer
-    followed by `typed`, its datatype's end of the literal)."""
+    how a single value is spelled (0: by `_Values`, 1: a plain string, 2: an integer or
+    3: a boolean, followed by `typed`, its datatype's end of the literal)."""
 
     feature: Any
     iri: str
