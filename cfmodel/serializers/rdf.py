@@ -1425,10 +1425,48 @@ def from_bytes(
     fmt: str = "ttl",
     options: RdfOptions | None = None,
 ) -> Document:
+    """`read` of a document in memory; an error about an IRI is located where the document
+    first mentions it."""
     opts = options or RdfOptions()
     if len(data) > opts.max_bytes:
         raise _fail(name, f"document is {len(data)} bytes, over the limit of {opts.max_bytes}")
-    return from_graph(parse_graph(data, fmt, name), resource_set, name, opts)
+    graph = parse_graph(data, fmt, name)
+    try:
+        return from_graph(graph, resource_set, name, opts)
+    except CfSerializationError as error:
+        named = _FIRST_IRI.match(error.message)
+        if error.span is None or (error.span.line, error.span.col) != (1, 1) or named is None:
+            raise
+        line, col = Locator(data, dict(graph.namespaces()))(named.group(1))
+        raise CfSerializationError(
+            error.message, Span(name, line, col, line, col + 1), code=error.code, notes=error.notes
+        ) from None
+
+
+_FIRST_IRI = re.compile(r"<([^<>\s]+)>")
+
+
+class Locator:
+    """The line and column where a document first mentions an IRI (as ``<IRI>`` or as a
+    prefixed name), for error messages; (1, 1) when it does not."""
+
+    def __init__(self, data: bytes, prefixes: dict[str, Any]) -> None:
+        self.text = data.decode("utf-8", "replace")
+        self.prefixes = sorted(((str(ns), p) for p, ns in prefixes.items()), key=lambda item: -len(item[0]))
+
+    def __call__(self, iri: str) -> tuple[int, int]:
+        forms = [f"<{iri}>", f'"{iri}"']
+        for ns, prefix in self.prefixes:
+            if iri.startswith(ns) and iri != ns:
+                forms.append(f"{prefix}:{iri[len(ns) :]}")
+        for form in forms:
+            pattern = re.escape(form) + (r"(?![\w.-]*[\w-])" if not form.endswith((">", '"')) else "")
+            found = re.search(pattern, self.text)
+            if found is not None:
+                start = found.start()
+                line = self.text.count("\n", 0, start) + 1
+                return line, start - (self.text.rfind("\n", 0, start) + 1) + 1
+        return 1, 1
 
 
 def from_graph(

@@ -26,7 +26,6 @@ blank node); nothing is registered anywhere on failure; the packages pass
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -71,7 +70,7 @@ def from_bytes(
 ) -> list[EPackage]:
     """`read` of a document already in memory."""
     graph = rdf.parse_graph(data, fmt, name)
-    return from_graph(graph, name, resource_set, _Locator(data, dict(graph.namespaces())))
+    return from_graph(graph, name, resource_set, rdf.Locator(data, dict(graph.namespaces())))
 
 
 def from_graph(
@@ -101,7 +100,7 @@ def read_document(
     fmt = rdf.format_of(source, opts.format)
     graph = rdf.parse_graph(data, fmt, name)
     rset = resource_set if resource_set is not None else ResourceSet()
-    packages = from_graph(graph, name, rset, _Locator(data, dict(graph.namespaces())))
+    packages = from_graph(graph, name, rset, rdf.Locator(data, dict(graph.namespaces())))
     register_packages(rset, packages)
     return packages, rdf.from_graph(graph, rset, name, replace(opts, format=fmt))
 
@@ -120,29 +119,6 @@ def _read(source: Path | str, opts: rdf.RdfOptions) -> tuple[str, bytes]:
 def _fail(name: str, where: tuple[int, int], message: str) -> CfSerializationError:
     line, col = where
     return CfSerializationError(message, Span(name, line, col, line, col + 1), code="bad-rdf")
-
-
-class _Locator:
-    """The line and column where a document first mentions an IRI (as ``<IRI>`` or as a
-    prefixed name), for error messages; (1, 1) when it does not."""
-
-    def __init__(self, data: bytes, prefixes: dict[str, Any]) -> None:
-        self.text = data.decode("utf-8", "replace")
-        self.prefixes = sorted(((str(ns), p) for p, ns in prefixes.items()), key=lambda item: -len(item[0]))
-
-    def __call__(self, iri: str) -> tuple[int, int]:
-        forms = [f"<{iri}>", f'"{iri}"']
-        for ns, prefix in self.prefixes:
-            if iri.startswith(ns) and iri != ns:
-                forms.append(f"{prefix}:{iri[len(ns) :]}")
-        for form in forms:
-            pattern = re.escape(form) + (r"(?![\w.-]*[\w-])" if not form.endswith((">", '"')) else "")
-            found = re.search(pattern, self.text)
-            if found is not None:
-                start = found.start()
-                line = self.text.count("\n", 0, start) + 1
-                return line, start - (self.text.rfind("\n", 0, start) + 1) + 1
-        return 1, 1
 
 
 class _Builder:

@@ -227,3 +227,18 @@ def test_reading_is_capped(tmp_path: Path) -> None:
     source.write_text("<http://a> <http://b> <http://c> .\n" * 10)
     with pytest.raises(CfSerializationError, match="over the limit"):
         rdf.read(source, ResourceSet(), rdf.RdfOptions(max_bytes=100))
+
+
+def test_an_instance_error_is_located_at_its_subject(tmp_path: Path) -> None:
+    rset = ResourceSet()
+    register_packages(rset, [infra_package()])
+    source = tmp_path / "bad.ttl"
+    source.write_text(
+        "@prefix infra: <http://cfmodel.example/infra#> .\n"
+        '<http://m#ok> a infra:Host ; infra:name "ok" .\n'
+        "\n"
+        '<http://m#x> a infra:Host ; infra:name "x" ; infra:cpus "many" .\n'
+    )
+    with pytest.raises(CfSerializationError) as caught:
+        rdf.read(source, rset)
+    assert caught.value.render().startswith(f"{source}:4:1: error: <http://m#x> cpus: bad EInt value 'many'")
