@@ -513,8 +513,7 @@ class CompileResult:
 
         found = self._stores.get(store)
         if found is None:
-            triples, prefixes = self.rdf_triples()
-            found = self._stores[store] = TripleStore(triples, prefixes, store)
+            found = self._stores[store] = TripleStore.of_model(self.model, self.rdf_options(), store)
         return found.query(query)
 
 

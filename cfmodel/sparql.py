@@ -234,6 +234,28 @@ class TripleStore:
             self._graph = rdf.to_graph(triples, self.prefixes)
 
     @classmethod
+    def of_model(cls, roots: Sequence[Any], options: rdf.RdfOptions, store: str = "auto") -> TripleStore:
+        """The store of a model (what `rdf.document_triples` gives). Oxigraph (chosen, or by
+        `auto` from `OXIGRAPH_FROM` triples on) is loaded from the streamed N-Triples, with
+        no list of triples made.
+
+        Raises:
+            CfSerializationError: the model breaks its metamodel (`rdf.prepare`).
+        """
+        if store not in STORES:
+            raise CfUsageError(f"unknown store {store!r}; known: {', '.join(STORES)}")
+        doc = rdf.prepare(roots, options)
+        if store == "rdflib" or not oxigraph_available():
+            triples, prefixes = rdf.document_triples(roots, options, prepared=doc)
+            return cls(triples, prefixes, store)
+        buffer = io.BytesIO()
+        count = rdf.write_ntriples(buffer, roots, options, prepared=doc)
+        if store == "auto" and count < OXIGRAPH_FROM:
+            triples, prefixes = rdf.document_triples(roots, options, prepared=doc)
+            return cls(triples, prefixes, "rdflib")
+        return cls.from_ntriples(buffer.getvalue(), doc.prefixes, "oxigraph")
+
+    @classmethod
     def from_ntriples(cls, data: bytes, prefixes: dict[str, str], store: str = "rdflib") -> TripleStore:
         """A store loaded from an N-Triples document (``rdflib`` or ``oxigraph``: Oxigraph's
         bulk loader when it is installed, as for a large exported file).

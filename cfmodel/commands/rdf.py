@@ -181,8 +181,12 @@ def cmd_sparql(args: argparse.Namespace) -> int:
     from cfmodel.sparql import TripleStore
 
     text, name = query_text(args.query)
-    triples, prefixes = model_triples(args)
-    answer = TripleStore(triples, prefixes, args.store).query(text, name)
+    path = Path(args.project)
+    if path.is_file() and path.suffix.lower() in rdf.EXTENSIONS:  # RDF already: queried as it is
+        store = TripleStore(*model_triples(args), args.store)
+    else:
+        store = TripleStore.of_model(*model_document(args), args.store)
+    answer = store.query(text, name)
     output = args.format
     rendered = {"table": answer.table, "csv": answer.csv, "tsv": answer.tsv, "json": answer.json}[output]()
     sys.stdout.write(rendered)

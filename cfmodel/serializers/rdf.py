@@ -1077,7 +1077,7 @@ _XML_TEXT = {"\r": "&#13;"}
 
 
 @dataclass
-class _Prepared:
+class Prepared:
     """What a document holds: its roots, packages, objects and their ids, its prefixes."""
 
     roots: list[EObject]
@@ -1088,8 +1088,9 @@ class _Prepared:
     prefixes: dict[str, str]
 
 
-def _prepare(roots: Sequence[EObject], opts: RdfOptions) -> _Prepared:
-    """The document's parts, the instances checked (when `opts.check`).
+def prepare(roots: Sequence[EObject], opts: RdfOptions) -> Prepared:
+    """The document's parts, the instances checked (when `opts.check`): give it to
+    `document_triples` and `write_ntriples` to write one model in both ways.
 
     Raises:
         CfSerializationError: the model breaks its metamodel (when checked).
@@ -1110,7 +1111,7 @@ def _prepare(roots: Sequence[EObject], opts: RdfOptions) -> _Prepared:
         if opts.check:
             _check(objects, ids, cache)
     prefixes = prefixes_of(packages, [("inst", opts.base), *opts.prefixes])
-    return _Prepared(roots, packages, objects, ids, cache, prefixes)
+    return Prepared(roots, packages, objects, ids, cache, prefixes)
 
 
 class _ShownIds(Mapping[EObject, str]):
@@ -1141,7 +1142,7 @@ def _check(objects: list[EObject], ids: dict[EObject, str], cache: model.Feature
 
 
 def document_triples(
-    roots: Sequence[EObject], options: RdfOptions | None = None
+    roots: Sequence[EObject], options: RdfOptions | None = None, *, prepared: Prepared | None = None
 ) -> tuple[list[Triple], dict[str, str]]:
     """What `write` writes, as triples, and the prefixes to declare.
 
@@ -1150,7 +1151,7 @@ def document_triples(
             RDF cannot carry.
     """
     opts = options or RdfOptions()
-    doc = _prepare(roots, opts)
+    doc = prepared if prepared is not None else prepare(roots, opts)
     triples: list[Triple] = []
     if opts.metamodel:
         triples.extend(metamodel_triples(doc.packages, opts.shapes))
@@ -1164,7 +1165,7 @@ def write_ntriples(
     roots: Sequence[EObject],
     options: RdfOptions | None = None,
     *,
-    prepared: _Prepared | None = None,
+    prepared: Prepared | None = None,
 ) -> int:
     """Stream the N-Triples document `write` writes to `out`: the same bytes as
     ``ntriples(document_triples(roots, options)[0])``, without a triple in memory (each
@@ -1175,7 +1176,7 @@ def write_ntriples(
         CfSerializationError: as `document_triples`.
     """
     opts = options or RdfOptions()
-    doc = prepared if prepared is not None else _prepare(roots, opts)
+    doc = prepared if prepared is not None else prepare(roots, opts)
     count = 0
     if opts.metamodel:
         schema = metamodel_triples(doc.packages, opts.shapes)
@@ -1191,7 +1192,7 @@ class _NTriplesStream:
 
     CHUNK = 4096  # objects per write
 
-    def __init__(self, out: BinaryIO, doc: _Prepared, base: str) -> None:
+    def __init__(self, out: BinaryIO, doc: Prepared, base: str) -> None:
         self.out = out
         self.doc = doc
         self.base = base
@@ -1343,7 +1344,7 @@ def write(target: Path | str, roots: Sequence[EObject], options: RdfOptions | No
     if fmt != "nt":
         atomic.write_bytes(target, to_bytes(roots, opts, fmt))
         return
-    doc = _prepare(roots, opts)  # refused before the target is touched
+    doc = prepare(roots, opts)  # refused before the target is touched
     with atomic.atomic_writer(target) as out:
         write_ntriples(out, roots, opts, prepared=doc)
 

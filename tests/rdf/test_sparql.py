@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cfmodel import sparql
 from cfmodel.errors import CfSyntaxError, CfUsageError
 from cfmodel.serializers import rdf
 from cfmodel.sparql import Cell, TripleStore
@@ -117,3 +118,18 @@ def test_a_store_from_an_exported_file(store: str) -> None:
     assert loaded.size == len(triples)
     answer = loaded.query("SELECT (COUNT(?s) AS ?n) WHERE { ?s a web:Server }")
     assert answer.values() == [(2,)]
+
+
+@pytest.mark.parametrize("store", ["auto", *STORES])
+def test_a_store_of_a_model_holds_its_triples(store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    shop = webshop()
+    triples, prefixes = shop.rdf_triples()
+    made = TripleStore.of_model(list(shop.model), shop.rdf_options(), store)
+    assert made.size == len(triples) and made.prefixes == prefixes
+    assert made.engine == ("rdflib" if store == "auto" else store)  # auto: Oxigraph from OXIGRAPH_FROM on
+    query = "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(!isBlank(?s) && !isBlank(?o)) } ORDER BY ?s ?p ?o"
+    assert made.query(query).values() == TripleStore(triples, prefixes, "rdflib").query(query).values()
+    monkeypatch.setattr(sparql, "OXIGRAPH_FROM", 10)
+    assert TripleStore.of_model(list(shop.model), shop.rdf_options(), "auto").engine == "oxigraph"
+    with pytest.raises(CfUsageError, match="unknown store"):
+        TripleStore.of_model([], rdf.RdfOptions(), "jena")
