@@ -159,7 +159,6 @@ _ALL: list[ErrorCode] = [
         ("too-many-errors", "further problems are left out of the report"),
         ("type-error", "a value has the wrong type for an operation or a declaration"),
         ("typedef", "a value does not satisfy a typedef's condition or pattern"),
-        ("unknown-index", "the index attributes of an instance are unknown values"),
         ("unknown-key", "the bindings give a value for a name the entity does not have"),
         ("upper-bound", "a relation gets more values than its upper bound allows"),
     ),

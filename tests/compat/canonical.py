@@ -15,6 +15,8 @@ import json
 from typing import Any
 
 from cfmodel.pipeline import CompileResult
+from cfmodel.plugins import Unknown
+from cfmodel.references import is_reference
 from cfmodel.transforms.cf.refine.values import ATTR, Instance, ListVar, OptVar, Var
 
 Record = dict[str, Any]
@@ -54,8 +56,13 @@ def records_of(result: CompileResult) -> list[Record]:
 
 
 def _plain(value: Any, ids: dict[int, int]) -> Any:
+    """A value as the reference runner writes it (`tests.compat.inmanta`)."""
     if isinstance(value, Instance):
         return {"$ref": ids[id(value)]}
+    if isinstance(value, Unknown):
+        return {"$unknown": True}
+    if is_reference(value):
+        return {"$reference": value.serialize().model_dump()}
     if isinstance(value, list):
         return [_plain(v, ids) for v in value]
     if isinstance(value, dict):

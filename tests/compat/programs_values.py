@@ -196,7 +196,7 @@ implement Host using std::none
 Host(name="a")
 x = Host[id="a"]
 """,
-    expect=Error(("no-index", "unknown-index", "bad-query"), ("NotFoundException", "RuntimeException")),
+    expect=Error(("no-index", "bad-query"), ("NotFoundException", "RuntimeException")),
 )
 
 case(

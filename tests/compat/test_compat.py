@@ -21,7 +21,12 @@ import pytest
 
 from cfmodel.errors import CfCompileError, CfModelError
 from cfmodel.pipeline import compile_project
-from tests.compat import programs_errors, programs_refinement, programs_values  # noqa: F401 - register cases
+from tests.compat import (  # noqa: F401 - register cases
+    programs_errors,
+    programs_refinement,
+    programs_strictness,
+    programs_values,
+)
 from tests.compat.canonical import canonical, describe, records_of
 from tests.compat.cases import CASES, OK, Differs, Error
 from tests.compat.inmanta import REQUIREMENTS, RUNNER, inmanta_python, run_inmanta

@@ -187,3 +187,11 @@ def test_a_reference_in_the_id_attribute_is_an_export_error(project: Project) ->
     with pytest.raises(Exception) as info:
         export_resources(project.compile())
     assert 'is a reference (std::Environment(name="N")): an id is known at compile time' in str(info.value)
+
+
+def test_a_reference_in_an_index_is_a_type_error(project: Project) -> None:
+    main = "import refs\nentity K:\n    string name\nend\nindex K(name)\nimplement K using std::none\n"
+    assert error_of(project, main + 'K(name=refs::env("A"))\n') == (
+        "main.cf:7:1: error: index attribute 'name' of __config__::K is a reference (std::Environment(name=\"A\")): "
+        "references cannot be used in indexes (they are resolved at deploy time)  [type-error]"
+    )

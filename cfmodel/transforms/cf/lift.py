@@ -31,6 +31,10 @@ Rules that shape the result:
   (to change its default) is no new feature: the class gets a defaults annotation.
 * A relation that is its own inverse (``A.peers -- A.peers``) is one reference without
   ``eOpposite`` (EMF: "The opposite may not be its own opposite"), marked symmetric.
+* An attribute named like a relation end its entity inherits hides that end (as in
+  inmanta-core); Ecore needs distinct names among a class's features, so its EAttribute is
+  named ``<name>_`` (``_2``, ...) and annotated `HIDES` with its cf name, which
+  `DomainMetamodel.efeature` finds it by.
 * A typedef's EDataType is renamed ``<name>_type`` (``_type2``, ...) when its name
   differs only in case from another classifier of the package (``ip::ip`` and
   ``ip::IP``); the annotation keeps the cf name.
@@ -89,6 +93,7 @@ RELATION = "http://cfmodel.org/relation"  # EReference: "annotations" (its expre
 CONSTRUCTORS = "http://cfmodel.org/constructors"  # EPackage: typedef name -> "Entity(k=v)"
 ENUM = "http://cfmodel.org/enum"  # EEnum: value -> its parent value (the "is" tree)
 SHARED = "http://cfmodel.org/shared"  # generated abstract EClass: "attribute", "declared_by"
+HIDES = "http://cfmodel.org/hides"  # EAttribute: "name" = its cf name, "relation" = the end it hides
 SOURCE = "http://cfmodel.org/source"  # any element, only with LiftOptions(spans=True): "span"
 
 # cf primitive -> (Ecore data type, Java class of a typedef built on it)
@@ -218,9 +223,16 @@ class DomainMetamodel:
         return found
 
     def efeature(self, entity: p.EntityType | str, name: str) -> Any:
-        """An attribute or reference of an entity, inherited ones included."""
+        """An attribute or reference of an entity by its cf name, inherited ones included (an
+        attribute that hides an inherited relation end is found by its `HIDES` name)."""
         eclass = self.eclass(entity)
-        feature = eclass.findEStructuralFeature(name)
+        feature = None
+        for candidate in eclass.eAllAttributes():
+            annotation = candidate.getEAnnotation(HIDES)
+            if annotation is not None and annotation.details.get("name") == name:
+                feature = candidate
+        if feature is None:
+            feature = eclass.findEStructuralFeature(name)
         if feature is None:
             raise CfUsageError(f"{self.name_of(eclass)} has no attribute or relation {name!r}")
         return feature
@@ -738,6 +750,14 @@ class _Lifter:
                 overridden[attribute.name] = _default_text(attribute.default)
                 continue
             feature = self.attribute(attribute)
+            hidden = next(
+                (end for parent in entity.parents if (end := parent.all_relations.get(attribute.name))), None
+            )
+            if hidden is not None:
+                taken = {f.name.lower() for f in eclass.eAllStructuralFeatures()}
+                feature.name = _free_name(attribute.name, taken, "_")
+                relation = f"{hidden.entity.qualified_name}.{hidden.name}"
+                self.annotate(feature, HIDES, {"name": attribute.name, "relation": relation})
             eclass.eStructuralFeatures.append(feature)
             self.features[id(attribute)] = feature
         self.annotate(eclass, DEFAULTS, overridden)

@@ -274,11 +274,13 @@ class EntityType:
         attributes: dict[str, Attribute] = {}
         relations: dict[str, RelationEnd] = {}
         indexes: list[Index] = []
-        for entity in mro:
+        for entity in mro:  # the first definition of a name wins: an attribute hides a parent's relation end
             for name, attribute in entity.attributes.items():
-                attributes.setdefault(name, attribute)
+                if name not in relations:
+                    attributes.setdefault(name, attribute)
             for name, end in entity.relations.items():
-                relations.setdefault(name, end)
+                if name not in attributes:
+                    relations.setdefault(name, end)
             indexes.extend(entity.indexes)
         self.all_attributes = attributes
         self.all_relations = relations

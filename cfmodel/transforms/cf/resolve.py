@@ -821,16 +821,7 @@ class _Resolver:
                         [Note(inherited.name_span, "the inherited attribute")],
                     )
                     break
-                rel = parent.all_relations.get(name)
-                if rel is not None:
-                    self.error(
-                        attr.name_span,
-                        f"attribute '{name}' of {entity.qualified_name} clashes with "
-                        f"relation end '{name}' inherited from {rel.entity.qualified_name}",
-                        "name-clash",
-                        [Note(rel.name_span, "the relation end")],
-                    )
-                    break
+                # an attribute named like an inherited relation end hides it (as in inmanta-core)
         for name, end in entity.relations.items():
             for parent in entity.parents:
                 other: p.Attribute | p.RelationEnd | None = parent.all_attributes.get(
@@ -915,7 +906,7 @@ class _Resolver:
                 own: list[p.Attribute | p.RelationEnd] = [
                     a for a in ancestor.attributes.values() if a.overrides is None
                 ]
-                own += ancestor.relations.values()
+                own += [end for end in ancestor.relations.values() if end.name not in entity.all_attributes]
                 for feature in own:
                     if id(feature) not in seen:
                         seen.add(id(feature))

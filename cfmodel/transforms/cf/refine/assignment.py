@@ -131,8 +131,15 @@ def set_field(ev: Evaluator, instance: Instance, field: FieldInfo, value: Any, s
 def bind_back(ev: Evaluator, target: Instance, name: str, source: Instance, span: Span) -> None:
     """The other end of a bidirectional relation (no recursion)."""
     field = target.info.fields[name]
-    slot = target.slot(name)
     kind = field.kind
+    if kind == ATTR:
+        raise fail(
+            f"{source} cannot be added to relation end '{name}' of {target}: {target.info.qname} hides "
+            f"that inherited relation end with its attribute '{name}'",
+            span,
+            "bad-assignment",
+        )
+    slot = target.slot(name)
     if kind == MANY:
         assert isinstance(slot, ListVar)
         slot.add(ev.sched, source, span)

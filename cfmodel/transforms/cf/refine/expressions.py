@@ -29,6 +29,7 @@ from cfmodel.transforms.cf.refine.values import (
     ATTR,
     Constant,
     EntityInfo,
+    FieldInfo,
     Instance,
     ListVar,
     OptVar,
@@ -227,6 +228,24 @@ def _e_map_lookup(ev: Evaluator, node: nodes.MapLookup, frame: Frame, task: Task
 
 def _e_list(ev: Evaluator, node: nodes.ListLiteral, frame: Frame, task: Task) -> Value:
     return sem.list_literal([evaluate(ev, item, frame, task) for item in node.items])
+
+
+def evaluate_assigned(
+    ev: Evaluator, node: nodes.Expression, frame: Frame, task: Task, owner: Instance, field: FieldInfo
+) -> Value:
+    """The value of *node* assigned to relation *field* of *owner*: a constructor that is the
+    value, or an item of a list literal that is, may leave out the index relation whose other
+    end this assignment sets (``File(values=[Obj(key="k")])``: each ``Obj``'s ``file``), as in
+    inmanta."""
+    kind = type(node)
+    if kind is nodes.Constructor:
+        assert isinstance(node, nodes.Constructor)
+        return ev.construct(node, frame, task, (owner, field))
+    if kind is nodes.ListLiteral and field.kind != ATTR:
+        assert isinstance(node, nodes.ListLiteral)
+        items = [evaluate_assigned(ev, item, frame, task, owner, field) for item in node.items]
+        return sem.list_literal(items)
+    return evaluate(ev, node, frame, task)
 
 
 def _e_dict(ev: Evaluator, node: nodes.DictLiteral, frame: Frame, task: Task) -> Value:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfmodel.errors import Note, Span
 from cfmodel.plugins import Unknown
+from cfmodel.references import is_reference
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, show
 from cfmodel.transforms.cf.refine.values import (
     Constant,
@@ -64,12 +65,8 @@ def find_existing(ev: Evaluator, info: EntityInfo, direct: dict[str, Any], span:
     found: Instance | None = None
     for position, (_, names) in enumerate(info.indexes):
         values = [direct[n] for n in names]
-        if any(isinstance(v, Unknown) for v in values):
-            raise fail(
-                f"index attributes of {info.qname} cannot be unknown ({', '.join(names)})",
-                span,
-                "unknown-index",
-            )
+        if _unindexable(info, names, values, span):
+            continue  # an unknown key matches no other instance (inmanta)
         key = tuple(index_key_part(v) for v in values)
         table = ev.index_tables.get((id(info), position))
         hit = table.get(key) if table is not None else None
@@ -110,6 +107,8 @@ def register(ev: Evaluator, instance: Instance) -> None:
             for name in names:
                 slot = instance.slots.get(name)
                 values.append(slot_value(slot))
+            if _unindexable(owner, names, values, instance.span):
+                continue  # not in this index: no lookup can name an unknown key
             key = tuple(index_key_part(v) for v in values)
             table_key = (id(owner), position)
             table = ev.index_tables.get(table_key)
@@ -138,6 +137,23 @@ def register(ev: Evaluator, instance: Instance) -> None:
     info.count += 1
     if ev.injection is not None and ev.injection.waits:
         ev.injection.registered(instance)
+
+
+def _unindexable(info: EntityInfo, names: tuple[str, ...], values: list[Any], span: Span) -> bool:
+    """Whether a key holds an Unknown value (then it is in no index table, as in inmanta:
+    it matches no other key and no lookup); a reference in a key is a ``type-error``."""
+    unknown = False
+    for name, value in zip(names, values, strict=True):
+        if isinstance(value, Unknown):
+            unknown = True
+        elif is_reference(value):
+            raise fail(
+                f"index attribute '{name}' of {info.qname} is a reference ({show(value)}): "
+                "references cannot be used in indexes (they are resolved at deploy time)",
+                span,
+                "type-error",
+            )
+    return unknown
 
 
 def slot_value(slot: Slot | None) -> Any:

@@ -26,6 +26,7 @@ from cfmodel.grammars import nodes
 from cfmodel.plugins import Unknown
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.refine.errors import Blocked, fail, kind_of, show
+from cfmodel.transforms.cf.refine.expressions import evaluate_assigned
 from cfmodel.transforms.cf.refine.frames import Declared, Frame
 from cfmodel.transforms.cf.refine.scheduler import Scheduler, Task
 from cfmodel.transforms.cf.refine.values import (
@@ -341,17 +342,14 @@ def _run_assignment(ev: Evaluator, task: StmtTask) -> None:
             slot.promises += 1
             task.promised = slot
     value_node = stmt.value
-    if type(value_node) is nodes.Constructor:
-        assert isinstance(value_node, nodes.Constructor)
-        value = ev.construct(value_node, frame, task, (owner, field))
-    elif kind == MANY and type(value_node) is nodes.AttributeAccess and stmt.anonymous is None:
+    if kind == MANY and type(value_node) is nodes.AttributeAccess and stmt.anonymous is None:
         assert isinstance(value_node, nodes.AttributeAccess)
         if _forward(ev, task, owner, field, value_node, frame, task.promised, stmt.span):
             task.promised = None
             return
         value = ev.eval(value_node, frame, task)
     else:
-        value = ev.eval(value_node, frame, task)
+        value = evaluate_assigned(ev, value_node, frame, task, owner, field)
     if stmt.anonymous is not None:
         emit_anonymous(ev, value, stmt.anonymous, frame, value_node.span)
     ev.set_field(owner, field, value, stmt.span)
@@ -588,7 +586,7 @@ class AttrTask(Task):
             if _forward(ev, self, self.instance, field, expr, self.frame, self.promised, self.span):
                 self.promised = None
                 return
-        value = ev.eval(expr, self.frame, self)
+        value = evaluate_assigned(ev, expr, self.frame, self, self.instance, field)
         ev.set_field(self.instance, field, value, self.span)
         if self.promised is not None:
             promised = self.promised
