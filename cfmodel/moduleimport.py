@@ -8,12 +8,18 @@ After `activate(modules)` for a compile:
   served from their directories by `ModuleFinder`, which sits *last* on ``sys.meta_path``
   (an installed package always wins). Code imported for an earlier compile whose module is
   now another directory, or whose files changed, is dropped from ``sys.modules`` first;
-* ``import inmanta`` works: the real inmanta-core when it is importable, else cfmodel's
-  stand-in for its compile-time API (``cfmodel/shim/inmanta/``: ``inmanta.plugins``,
-  ``inmanta.execute.util``, ``inmanta.execute.proxy``, ``inmanta.ast``,
-  ``inmanta.resources``, ``inmanta.export``, ``inmanta.agent.handler``, …), served under
-  the name ``inmanta``. Deploy-time classes (handlers, agents) import there, and refuse to
-  run: cfmodel never deploys.
+* ``import inmanta`` is cfmodel's stand-in for inmanta's compile-time API
+  (``cfmodel/shim/inmanta/``: ``inmanta.plugins``, ``inmanta.execute.util``,
+  ``inmanta.execute.proxy``, ``inmanta.ast``, ``inmanta.resources``, ``inmanta.export``,
+  ``inmanta.references``, ``inmanta.agent.handler``, …), served under the name
+  ``inmanta`` by `StandInFinder`, which sits *first* on ``sys.meta_path``: also when
+  inmanta-core is installed (it is whenever a module was pip-installed with its
+  dependencies). inmanta-core's own API is bound to its compiler (its plugin registry, its
+  instances behind ``DynamicProxy``, its ``Unknown``): plugins registered with it, and
+  values it makes, are not cfmodel's. So in a compiling process ``inmanta`` is the
+  stand-in; if inmanta-core was imported before (another library of the process), module
+  code would bind to it, and loading it is refused with that reason (`load_module_code`).
+  Deploy-time classes (handlers, agents) import, and refuse to run: cfmodel never deploys.
 
 `load_module_code(name)` imports ``inmanta_plugins.<name>`` and all its submodules, as
 inmanta does when it loads a module, and reports the ones that failed (a failure costs
@@ -70,14 +76,12 @@ def current_project_root() -> Path | None:
 
 
 class ModuleFinder(importlib.abc.MetaPathFinder):
-    """Serves v1 and built-in modules' code as ``inmanta_plugins.*`` and the ``inmanta`` stand-in."""
+    """Serves v1 and built-in modules' code as ``inmanta_plugins.*``."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         parts = fullname.split(".")
-        if parts[0] == "inmanta":
-            return _file_spec(fullname, SHIM_ROOT.joinpath(*parts))
         if parts[0] != PACKAGE:
             return None
         if len(parts) == 1:  # no v2 module installed yet: a namespace package kept up to date by activate()
@@ -108,12 +112,40 @@ def _file_spec(fullname: str, base: Path, package_dir: bool = False) -> importli
 _FINDER = ModuleFinder()
 
 
+class StandInFinder(importlib.abc.MetaPathFinder):
+    """Serves ``inmanta`` and ``inmanta.*`` from cfmodel's stand-in, before any installed inmanta-core."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "inmanta" and not fullname.startswith("inmanta."):
+            return None
+        return _file_spec(fullname, SHIM_ROOT.joinpath(*fullname.split(".")))
+
+
+_STAND_IN = StandInFinder()
+
+
+def foreign_inmanta() -> str | None:
+    """Where the ``inmanta`` this process already imported comes from, when it is not cfmodel's
+    stand-in (inmanta-core, imported before a compile); None when it is the stand-in or not imported."""
+    loaded = sys.modules.get("inmanta")
+    if loaded is None:
+        return None
+    origin = Path(getattr(loaded, "__file__", None) or "")
+    if origin.resolve().parent == (SHIM_ROOT / "inmanta").resolve():
+        return None
+    return str(origin)
+
+
 def activate(modules: dict[str, ModuleInfo], project_root: Path | None = None) -> None:
     """Make *modules* the ones ``inmanta_plugins.<name>`` means (see the module docstring)."""
     _state.modules = dict(modules)
     _state.project_root = project_root
     if _FINDER not in sys.meta_path:
         sys.meta_path.append(_FINDER)
+    if _STAND_IN not in sys.meta_path:
+        sys.meta_path.insert(0, _STAND_IN)
     package = sys.modules.get(PACKAGE)
     locations = getattr(package, "__path__", None)
     if isinstance(locations, list):  # made by ModuleFinder: see v2 modules installed since
@@ -194,6 +226,14 @@ def load_module_code(info: ModuleInfo) -> tuple[list[ModuleType], list[LoadFailu
     """Import a module's package and every submodule; the loaded ones and the failures."""
     loaded: list[ModuleType] = []
     failures: list[LoadFailure] = []
+    foreign = foreign_inmanta()
+    if foreign is not None:
+        why = ImportError(
+            f"this process imported inmanta-core ({foreign}) before cfmodel loaded module code: "
+            "its plugins would register with inmanta-core's compiler, not cfmodel's; compile in a "
+            "process that has not imported inmanta (cfmodel serves its own `inmanta` API)"
+        )
+        return loaded, [LoadFailure(f"{PACKAGE}.{info.name}", _file_of(f"{PACKAGE}.{info.name}", info), why)]
     for name in python_files(info):
         try:
             loaded.append(importlib.import_module(name))

@@ -33,6 +33,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.compat.inmanta import REQUIREMENTS as REFERENCE_REQUIREMENTS
 from tests.compat.inmanta import base_interpreter
 
 # The newest release of each module that installs with inmanta-core 20.1 (Python 3.13).
@@ -47,6 +48,8 @@ MODULES = {
 }
 # What the modules' Python code imports besides inmanta (installed for cfmodel's side).
 THIRD_PARTY = ["pydantic>=2,<3", "email_validator>=2,<3", "mitogen==0.3.*"]
+# The modules' dependency inmanta-core, pinned to the reference's version (pip keeps it).
+CORE = [r for r in REFERENCE_REQUIREMENTS if r.startswith("inmanta-core")]
 PROJECTS = Path(__file__).parent / "projects"
 REPO = Path(__file__).resolve().parents[2]
 PROJECT_YML = "name: {name}\nmodulepath: libs\ndownloadpath: libs\n"
@@ -111,15 +114,17 @@ def cfmodel_python(modules: dict[str, str] | None = None) -> Path:
     """A Python 3.13 venv with cfmodel's dependencies and the modules installed (cfmodel itself
     runs from this checkout, on ``PYTHONPATH``).
 
-    The modules are pip-installed from their wheels without dependencies (their
-    dependencies are inmanta-core and what `THIRD_PARTY` lists): module code then imports
-    cfmodel's stand-in for inmanta's API. Python 3.13 because the newest modules (std 8.7.5)
-    are written for Python >= 3.12, as inmanta-core 20.1 is.
+    The modules are pip-installed from their wheels with their dependencies, as a user
+    installs them: inmanta-core (pinned to the reference's version) is then importable, and
+    cfmodel must still serve module code its own ``inmanta`` API (`cfmodel.moduleimport`);
+    the path without inmanta-core is cfmodel's own test venv (``tests/modules/test_loading.py``).
+    Python 3.13 because the newest modules (std 8.7.5) are written for Python >= 3.12, as
+    inmanta-core 20.1 is.
     """
     modules = modules or MODULES
     folder = download(modules)
     wheels = [str(folder / _artifact(m, v, "wheel")) for m, v in sorted(modules.items())]
-    wanted = " ".join([*cfmodel_requirements(), *THIRD_PARTY, *wheels])
+    wanted = " ".join([*cfmodel_requirements(), *THIRD_PARTY, *CORE, "with-deps", *wheels])
     root = cache_dir() / "cfmodel-venv"
     python = root / "bin" / "python"
     mark = root / ".cfmodel-ready"
@@ -131,8 +136,7 @@ def cfmodel_python(modules: dict[str, str] | None = None) -> Path:
     shutil.rmtree(root, ignore_errors=True)
     steps = [
         [str(base), "-m", "venv", str(root)],
-        [str(python), "-m", "pip", "install", "-q", *cfmodel_requirements(), *THIRD_PARTY],
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", *wheels],
+        [str(python), "-m", "pip", "install", "-q", *cfmodel_requirements(), *THIRD_PARTY, *CORE, *wheels],
     ]
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, timeout=900)

@@ -13,6 +13,7 @@ and a regression fails. No case may show a traceback. The whole corpus:
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,13 @@ def test_verdicts_are_the_recorded_ones(outcomes: list[agreement.Outcome], updat
         EXPECTED.write_text(got, encoding="utf-8")
     print(agreement.table(outcomes))
     assert got == EXPECTED.read_text(encoding="utf-8")
+
+
+def test_the_corpus_runs_where_inmanta_core_is_installed(outcomes: list[agreement.Outcome]) -> None:
+    """cfmodel's side has the modules pip-installed with their dependencies: inmanta-core is
+    importable there, and module code still runs on cfmodel's own ``inmanta`` API."""
+    python = corpus.cfmodel_python()
+    where = "import importlib.util; print(importlib.util.find_spec('inmanta').origin)"
+    done = subprocess.run([str(python), "-c", where], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().endswith("site-packages/inmanta/__init__.py"), done.stderr
+    assert [o.case.name for o in outcomes if o.theirs["ok"] and o.verdict != "agree"] == []

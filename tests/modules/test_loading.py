@@ -3,7 +3,9 @@
 No download: the modules here are written by the tests (a v2 module is a directory
 ``inmanta_plugins/<name>/`` put on ``sys.path``, as ``pip install`` leaves it; a v1 module
 is in ``libs/``). Plugin code uses ``inmanta.*`` as modules written for inmanta do: cfmodel's
-stand-in answers (inmanta-core is not installed in cfmodel's venv).
+stand-in answers (inmanta-core is not installed in cfmodel's venv; where it is installed, or
+was imported before the compile, the last two tests run a process with a package of that
+name on its path; the corpus's venv has the real one, ``tests/modules/test_agreement.py``).
 """
 
 from __future__ import annotations
@@ -272,3 +274,75 @@ def test_the_export_fills_the_resource_graph(installed: Path, project: Project) 
         0,
         "greeter::File[h1,path=/etc]\ngreeter::File[h1,path=/etc/motd]\n",
     )
+
+
+FAKE_CORE = {
+    # an installed package named inmanta, as inmanta-core is once a module is pip-installed
+    # with its dependencies; cfmodel must not import it while compiling
+    "inmanta/__init__.py": "import os\nif os.environ.get('FAKE_CORE_REFUSES'):\n"
+    "    raise ImportError('the installed inmanta-core was imported')\nWHO = 'inmanta-core'\n",
+    "inmanta/plugins.py": "def plugin(f):\n    return f  # registers nowhere cfmodel looks\n",
+}
+V1_PLUGIN = {
+    "model/_init.cf": "",
+    "plugins/__init__.py": """
+        from inmanta.plugins import plugin
+        import inmanta
+
+        @plugin
+        def who() -> "string":
+            return getattr(inmanta, "WHO", "cfmodel's stand-in")
+    """,
+}
+COMPILE = (
+    "import sys\n"
+    "from cfmodel.errors import CfModelError\n"
+    "from cfmodel.pipeline import compile_project\n"
+    "{before}"
+    "try:\n"
+    "    compile_project(sys.argv[1])\n"
+    "except CfModelError as error:\n"
+    "    print(error.render())\n"
+)
+
+
+def _compile_with_core_installed(project: Project, tmp_path: Path, before: str, refuses: bool) -> str:
+    site = tmp_path / "core-site"
+    for name, text in FAKE_CORE.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text, encoding="utf-8")
+    project.module("local", V1_PLUGIN)
+    project.write(
+        {"project.yml": "name: p\nmodulepath: libs\n", "main.cf": "import local\nstd::print(local::who())\n"}
+    )
+    env = {
+        "PYTHONPATH": f"{site}:{Path(__file__).resolve().parents[2]}",
+        **({"FAKE_CORE_REFUSES": "1"} if refuses else {}),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", COMPILE.format(before=before), "."],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=project.root,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_module_code_gets_cfmodels_inmanta_api_even_when_inmanta_core_is_installed(
+    project: Project, tmp_path: Path
+) -> None:
+    assert _compile_with_core_installed(project, tmp_path, "", refuses=True) == "cfmodel's stand-in\n"
+
+
+def test_inmanta_core_imported_before_the_compile_is_refused_with_the_reason(
+    project: Project, tmp_path: Path
+) -> None:
+    out = _compile_with_core_installed(project, tmp_path, "import inmanta\n", refuses=False)
+    assert out.startswith(
+        "main.cf:2:12: error: namespace local has no plugin 'who': its Python code failed to load  [bad-plugin]\n"
+        "libs/local/plugins/__init__.py:1:1: note: loading inmanta_plugins.local failed: ImportError: this "
+        f"process imported inmanta-core ({tmp_path}/core-site/inmanta/__init__.py) before cfmodel loaded module "
+        "code: its plugins would register with inmanta-core's compiler, not cfmodel's;"
+    ), out

@@ -4,7 +4,7 @@ A module's plugins are loaded the first time the model calls one of them: its Py
 package is imported under its real name ``inmanta_plugins.<module>``, with every
 submodule, as inmanta does (`cfmodel.moduleimport`: v2 modules are installed packages,
 v1 modules' ``plugins/`` and the built-in modules are served from their directories;
-``import inmanta`` gives inmanta-core when it is installed, else cfmodel's stand-in).
+``import inmanta`` is cfmodel's stand-in for inmanta's compile-time API, also when inmanta-core is installed).
 Every function marked as a plugin (``@plugin`` of `cfmodel.plugins` or of
 ``inmanta.plugins``) becomes a function of the namespace of its Python module
 (``inmanta_plugins.fs`` → ``fs``, ``inmanta_plugins.fs.sub`` → ``fs::sub``). A Python file
