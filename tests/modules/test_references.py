@@ -195,3 +195,18 @@ def test_a_reference_in_an_index_is_a_type_error(project: Project) -> None:
         "main.cf:7:1: error: index attribute 'name' of __config__::K is a reference (std::Environment(name=\"A\")): "
         "references cannot be used in indexes (they are resolved at deploy time)  [type-error]"
     )
+
+
+def test_a_reference_has_no_text_at_compile_time(project: Project) -> None:
+    for line, column in (('x = "a{{ref}}"', 9), ('x = f"a{ref}"', 5)):
+        assert error_of(project, f'import refs\nref = refs::env("A")\n{line}\n') == (
+            f'main.cf:3:{column}: error: std::Environment(name="A") is a reference, resolved at deploy time: it '
+            "cannot be written into a string  [type-error]"
+        )
+
+
+def test_equal_references_are_equal_values(project: Project) -> None:
+    main = 'import refs\nref = refs::env("A")\nx = ref == refs::env("A")\ny = ref == refs::env("B")\n'
+    main += 'refs::Box(name="b", config={"same": x, "other": y, "defined": ref is defined})\n'
+    [box] = export_resources(project.write({"main.cf": main}).compile()).document
+    assert box["config"] == {"same": True, "other": False, "defined": True}

@@ -110,14 +110,18 @@ class Evaluator:
             # the values here are plain values: none has attributes (the compiler's instances do)
             raise _at(sem.not_an_instance(e.name.text, self.eval(e.target)), e.span)
         if isinstance(e, nodes.Interpolation):
-            return "".join(
-                part if isinstance(part, str) else sem.to_text(self.eval(part)) for part in e.parts
-            )
+            return "".join(part if isinstance(part, str) else self.text(part) for part in e.parts)
         if isinstance(e, nodes.FString):
             return "".join(part if isinstance(part, str) else self.field(part, e.span) for part in e.parts)
         if isinstance(e, nodes.FunctionCall):
             return self.call(e)
         raise NotChecked(f"{type(e).__name__} expressions are not evaluated here")
+
+    def text(self, part: nodes.Expression) -> str:
+        try:
+            return sem.to_text(self.eval(part))
+        except sem.SemanticError as error:
+            raise _at(error, part.span) from None
 
     def is_defined(self, e: nodes.IsDefined) -> bool:
         target = e.target

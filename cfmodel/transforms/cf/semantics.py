@@ -314,7 +314,17 @@ def to_text(value: Any) -> str:
     value = whole_as_int(value)
     if value is None or type(value) is list or type(value) is dict:
         return _shown(value)
+    _not_a_reference(value)
     return str(value)
+
+
+def _not_a_reference(value: Any) -> None:
+    """A reference (Inmanta 20) has no text at compile time: the agent resolves it (inmanta-core
+    refuses it in a string too)."""
+    if is_reference(value):
+        raise SemanticError(
+            f"{show(value)} is a reference, resolved at deploy time: it cannot be written into a string"
+        )
 
 
 def _shown(value: Any) -> str:
@@ -325,6 +335,7 @@ def _shown(value: Any) -> str:
         return "[" + ", ".join(map(_shown, value)) + "]"
     if type(value) is dict:
         return "{" + ", ".join(f"{_shown(k)}: {_shown(v)}" for k, v in value.items()) + "}"
+    _not_a_reference(value)
     return repr(value)
 
 
@@ -332,6 +343,7 @@ def format_field(value: Any, conversion: str | None, format_spec: str) -> str:
     """One ``{x!c:spec}`` field of an f-string: Python's conversions and format mini-language
     (a whole float is an int first unless there is a format spec, as in inmanta-core:
     ``f"{x}"`` and ``f"{x!r}"`` show ``2.0`` as ``2``, ``f"{x:.1f}"`` as ``2.0``)."""
+    _not_a_reference(value)
     if not format_spec:
         value = whole_as_int(value)
     if conversion == "r":

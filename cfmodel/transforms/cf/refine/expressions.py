@@ -194,7 +194,10 @@ def _e_interpolation(ev: Evaluator, node: nodes.Interpolation, frame: Frame, tas
         value = evaluate(ev, part, frame, task)
         if isinstance(value, Unknown):
             return value
-        out.append(sem.to_text(value))
+        try:
+            out.append(sem.to_text(value))
+        except sem.SemanticError as error:
+            raise at(error, part.span) from None
     return "".join(out)
 
 
