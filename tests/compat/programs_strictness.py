@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from tests.compat.cases import Error, case
+from tests.compat.cases import OK, Differs, Error, case
 
 HIDING = """
 entity B:
@@ -112,4 +112,25 @@ case(
     "unknown_index_key_is_found_by_no_lookup",
     main=UNKNOWN + 'A(name=std::get_env("CFMODEL_SURELY_UNSET_VARIABLE"))\nx = A[name="a"]\n',
     expect=Error(("index-not-found",), ("NotFoundException",)),
+)
+
+case(
+    "attribute_and_relation_end_of_two_parents",
+    main="""
+entity A:
+    string x
+end
+entity B:
+end
+B.x [0:] -- B
+entity C extends A, B:
+end
+implement C using std::none
+C(x="a")
+""",
+    expect=Differs(
+        ours=Error(("name-clash",), ()),
+        theirs=OK,
+        why="Still a `name-clash`: two",
+    ),
 )

@@ -906,7 +906,7 @@ class _Resolver:
                 own: list[p.Attribute | p.RelationEnd] = [
                     a for a in ancestor.attributes.values() if a.overrides is None
                 ]
-                own += [end for end in ancestor.relations.values() if end.name not in entity.all_attributes]
+                own += [end for end in ancestor.relations.values() if not _hidden(entity, end)]
                 for feature in own:
                     if id(feature) not in seen:
                         seen.add(id(feature))
@@ -1043,3 +1043,14 @@ def _multiplicity_text(m: nodes.Multiplicity) -> str:
     if m.upper == m.lower:
         return f"[{m.lower}]"
     return f"[{m.lower}:{'' if m.upper is None else m.upper}]"
+
+
+def _hidden(entity: p.EntityType, end: p.RelationEnd) -> bool:
+    """Whether *entity* has an attribute that hides relation end *end*: one declared by a
+    subtype of the end's entity (an attribute of another parent clashes with it instead)."""
+    attribute = entity.all_attributes.get(end.name)
+    return (
+        attribute is not None
+        and attribute.entity is not end.entity
+        and attribute.entity.is_subtype_of(end.entity)
+    )
