@@ -22,13 +22,19 @@ Guarantees:
   text before any parsing (so the data a caller walks is never deeper than
   `MAX_YAML_DEPTH`), and raises every problem as a `json.JSONDecodeError` whose line and
   column say where it is.
+* `memory_allowance` caps what the process may map while a reader (or a template) works
+  on untrusted data: past the allowance an allocation raises `MemoryError`, which the
+  caller reports as a located error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import resource
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +244,29 @@ def _too_large(label: str, size: int) -> CfLoadError:
         Span(label, 1, 1, 1, 1),
         "too-large",
     )
+
+
+@contextlib.contextmanager
+def memory_allowance(allowance: int) -> Iterator[None]:
+    """While inside, the process cannot map more than *allowance* bytes beyond what it
+    maps on entry: ``RLIMIT_AS`` is lowered to that (unless it is lower already) and
+    restored on exit, so an allocation past it raises `MemoryError` for the caller to
+    report. The cap is the whole process's (other threads share it). Where the mapped
+    size cannot be read (no ``/proc``), nothing is capped."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            mapped = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        yield
+        return
+    cap = mapped + allowance
+    lower_already = soft != resource.RLIM_INFINITY and soft <= cap
+    if lower_already or (hard != resource.RLIM_INFINITY and hard < cap):
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -30,20 +30,58 @@ from cfmodel.errors import CfSerializationError, Span
 
 @dataclass(frozen=True, slots=True)
 class XmlLimits:
-    """Caps for reading: file size in bytes, element nesting depth, and the size of one
+    """Caps for reading: file size in bytes, element nesting depth, the size of one
     token (an attribute value, a run of text, a comment, a CDATA section), which is also
     libxml2's cap on a single value (``huge_tree=False``): expat rescans an unfinished
-    token at every 1 MiB chunk pyexpat gives it, so one huge token costs quadratic time."""
+    token at every 1 MiB chunk pyexpat gives it, so one huge token costs quadratic time;
+    and the memory reading an XMI file may take (`check_memory`: the byte cap alone does
+    not bound it, objects take 10 to 30 times their XMI text)."""
 
     max_bytes: int = 512 * 1024 * 1024
     max_depth: int = 128
     max_token_bytes: int = 10_000_000
+    max_memory: int = 1 << 30  # what reading an XMI file may take, estimated before reading
 
 
 def _span(name: str, line: int | None = None, col: int | None = None) -> Span:
     line = line or 1
     col = col or 1
     return Span(name, line, col, line, col + 1)
+
+
+# What reading one XMI element, attribute, space-separated token (a reference, a list
+# item) and byte can cost at most, in bytes of resident memory: measured on both readers
+# over files from a million empty elements to a thousand references per element
+# (tests/reliability/test_read_memory.py checks every shape against the estimate).
+_COST_PER_ELEMENT = 400
+_COST_PER_ATTRIBUTE = 100
+_COST_PER_TOKEN = 110
+_COST_PER_BYTE = 3
+
+
+def estimated_memory(data: bytes) -> int:
+    """An upper bound of the memory reading the XMI document *data* takes (its objects,
+    their values, the text), from counts made at C speed before anything is parsed."""
+    elements = data.count(b"<")
+    attributes = data.count(b'="') + data.count(b"='")
+    tokens = data.count(b" ") - data.count(b"  ")  # runs of spaces: indentation counts once
+    return (
+        _COST_PER_ELEMENT * elements
+        + _COST_PER_ATTRIBUTE * attributes
+        + _COST_PER_TOKEN * tokens
+        + _COST_PER_BYTE * len(data)
+    )
+
+
+def check_memory(data: bytes, name: str, limits: XmlLimits) -> None:
+    """Refuse an XMI document whose reading could take more than ``limits.max_memory``."""
+    estimate = estimated_memory(data)
+    if estimate > limits.max_memory:
+        message = (
+            f"reading the file could take {estimate >> 20:,} MiB of memory "
+            f"(estimated from its size and counts), over the limit of {limits.max_memory >> 20:,} MiB"
+        )
+        raise _refuse(name, message, "too-large")
 
 
 def _refuse(name: str, message: str, code: str, line: int | None = None) -> CfSerializationError:

@@ -25,7 +25,10 @@ Guarantees: nothing is returned or written for a model `validate.check_objects` 
 (its checks run while the bytes are built, in per-class generated code; any doubt hands
 over to `validate` itself, which reports every problem); the reader sets both sides of
 bidirectional references exactly as listed in the file, never duplicating an item
-(PyEcore's own readers do), and adds a missing side.
+(PyEcore's own readers do), and adds a missing side. A read takes 10 to 30 times the
+file's size in memory (its objects), and never more than ``XmlLimits.max_memory`` (1 GiB):
+a file whose reading could take more (`xmlsafe.estimated_memory`, an upper bound from
+counts made before parsing) is refused (``too-large``).
 
 Speed (docs/serialization.md, "Speed"): one pre-order pass writes, with a function
 generated per class; reading streams the file through expat (`xmlsafe.event_parser`)
@@ -76,6 +79,7 @@ def from_bytes(
     opts = options or XmiOptions()
     with gc_paused(promote=True):
         xmlsafe.check_document(data, name, opts.limits)
+        xmlsafe.check_memory(data, name, opts.limits)
         if opts.scan and opts.limits.max_depth >= 2:  # a flat document's elements are 2 deep
             scanned = scan.scanned(data, name, resource_set)
             if scanned is not None:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import resource
 import signal
 import threading
 import time
@@ -48,6 +47,8 @@ import jinja2.nodes
 import jinja2.runtime
 import jinja2.sandbox
 import jinja2.utils
+
+from cfmodel.inputs import memory_allowance
 
 MAX_STEPS = 1_000_000
 MAX_CPU_SECONDS = 10.0
@@ -330,7 +331,7 @@ def render(template: jinja2.Template, variables: Mapping[str, Any]) -> str:
         return _render(template, variables)
     token = _budget.set(_Budget())
     try:
-        with _memory_net(), _cpu_timer():
+        with memory_allowance(MEMORY_ALLOWANCE), _cpu_timer():
             return _render(template, variables)
     except TemplateLimitError as error:
         raise TemplateLimitError(_at_line(template, error, str(error))) from None
@@ -366,29 +367,6 @@ def _render(template: jinja2.Template, variables: Mapping[str, Any]) -> str:
             raise TemplateLimitError(f"the rendered text is longer than {MAX_CHARS:,} characters")
         pieces.append(piece)
     return "".join(pieces)
-
-
-@contextlib.contextmanager
-def _memory_net() -> Iterator[None]:
-    """Cap the address space at what is mapped now plus `MEMORY_ALLOWANCE` (if that is
-    lower than the current cap), and restore the cap after."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    try:
-        with open("/proc/self/statm", encoding="ascii") as statm:
-            mapped = int(statm.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        yield  # no /proc: the size checks alone
-        return
-    cap = mapped + MEMORY_ALLOWANCE
-    already_lower = soft != resource.RLIM_INFINITY and soft <= cap
-    if already_lower or (hard != resource.RLIM_INFINITY and hard < cap):
-        yield
-        return
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 @contextlib.contextmanager
