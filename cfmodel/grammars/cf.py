@@ -493,8 +493,12 @@ class _Builder:
             with warnings.catch_warnings():  # "possible nested set" and the like: not ours to say
                 warnings.simplefilter("ignore", FutureWarning)
                 re.compile(regex.pattern)
-        except re.error as error:
-            raise CfSyntaxError(f"invalid regex /{regex.pattern}/: {error}", regex.span, "regex") from None
+        # a repetition count past Python's limits raises OverflowError, or ValueError when it
+        # has more than 4,300 digits; groups nested too deep, RecursionError
+        except (re.error, OverflowError, ValueError, RecursionError) as error:
+            shown = regex.pattern if len(regex.pattern) <= 80 else regex.pattern[:77] + "..."
+            problem = str(error) if not isinstance(error, RecursionError) else "it nests too deeply"
+            raise CfSyntaxError(f"invalid regex /{shown}/: {problem[:200]}", regex.span, "regex") from None
 
     def constructor_node(self, obj: Any) -> nodes.Constructor:
         entity = self.name_after(obj.name, obj._tx_position)

@@ -291,8 +291,11 @@ class _Builder(_BindingsBuilder):
         pattern = raw[1:-1].replace("\\/", "/")
         try:
             re.compile(pattern)
-        except re.error as err:
+        except (re.error, OverflowError, ValueError, RecursionError) as err:  # as in cf.py
             start = self.text.find(raw, int(attr(node, "_tx_position") or 0))
             span = self.lines.span(start, start + len(raw)) if start >= 0 else self.span_of(node)
-            raise CfSyntaxError(f"invalid regular expression {raw}: {err}", span, "bad-regex") from err
+            shown = raw if len(raw) <= 80 else raw[:77] + "..."
+            problem = str(err) if not isinstance(err, RecursionError) else "it nests too deeply"
+            message = f"invalid regular expression {shown}: {problem[:200]}"
+            raise CfSyntaxError(message, span, "bad-regex") from None
         return pattern

@@ -82,3 +82,54 @@ def test_a_huge_integer_in_a_bind_file_is_a_located_error(tmp_path: Path) -> Non
     assert result.returncode == 1
     assert _first_line(result.stderr).endswith("error: an integer of more than 4,300 digits  [syntax]")
     assert "default.bind:2:" in result.stderr
+
+
+# found by the fuzzing harness (cf inputs 479021 and 480595 of the million-input run): a
+# repetition count past what Python's `re` takes raised ValueError (over 4,300 digits) or
+# OverflowError instead of a located error
+HUGE_REPEATS = ["a{" + "9" * 4302 + "}", "a{99999999999}", "a{1," + "9" * 30 + "}"]
+
+
+@pytest.mark.parametrize("pattern", HUGE_REPEATS, ids=["4302-digits", "overflow", "upper-bound"])
+def test_a_huge_repetition_in_a_typedef_regex_is_a_located_error(pattern: str) -> None:
+    from cfmodel.errors import CfSyntaxError
+    from cfmodel.grammars import cf
+
+    with pytest.raises(CfSyntaxError) as info:
+        cf.parse_str(f"typedef t as string matching /{pattern}/\n", "main.cf")
+    rendered = info.value.render()
+    assert rendered.startswith("main.cf:1:30: error: invalid regex /a{"), rendered
+    assert rendered.endswith("[regex]") and len(rendered) < 400, rendered
+
+
+@pytest.mark.parametrize("pattern", HUGE_REPEATS, ids=["4302-digits", "overflow", "upper-bound"])
+def test_a_huge_repetition_in_a_cfenv_regex_is_a_located_error(pattern: str) -> None:
+    from cfmodel.errors import CfSyntaxError
+    from cfmodel.grammars import environments
+
+    text = f"case $::fqdn {{\n  /{pattern}/: {{ $environment = 'production' }}\n}}\n"
+    with pytest.raises(CfSyntaxError) as info:
+        environments.parse_str(text, "environments.cfenv")
+    rendered = info.value.render()
+    assert rendered.startswith("environments.cfenv:2:3: error: invalid regular expression /a{"), rendered
+    assert rendered.endswith("[bad-regex]") and len(rendered) < 400, rendered
+
+
+@pytest.mark.parametrize("pattern", HUGE_REPEATS, ids=["4302-digits", "overflow", "upper-bound"])
+def test_a_huge_repetition_in_a_lookup_options_key_is_a_located_error(tmp_path: Path, pattern: str) -> None:
+    project = _project(tmp_path, "")
+    (project / "site.bind").write_text(
+        "site {\n  bindings => [ layer { 'h': include => 'hiera:' } ]\n}\n", encoding="utf-8"
+    )
+    (project / "hiera.yaml").write_text(
+        "version: 5\nhierarchy:\n  - {name: c, path: c.yaml}\n", encoding="utf-8"
+    )
+    (project / "data").mkdir()
+    # an explicit key (``? ``): YAML allows no implicit key of more than 1,024 characters
+    (project / "data" / "c.yaml").write_text(
+        f"lookup_options:\n  ? '^{pattern}'\n  : {{merge: deep}}\nk: 1\n", encoding="utf-8"
+    )
+    result = run_cli("bindings", "show", ".", cwd=project)
+    assert result.returncode == 1, result.stderr
+    line = _first_line(result.stderr)
+    assert "is not a valid regular expression" in line and line.endswith("[hiera-merge]"), line

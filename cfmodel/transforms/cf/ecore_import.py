@@ -928,7 +928,7 @@ def _python_regex(pattern: str) -> str | None:
     """A typedef regex from an annotation as a safe ``/…/`` token (None: not a regex)."""
     try:
         re.compile(pattern)
-    except (re.error, RecursionError, OverflowError):
+    except (re.error, RecursionError, OverflowError, ValueError):
         return None
     return cf_regex_literal(pattern)
 

@@ -335,7 +335,7 @@ def xsd_to_python(pattern: str) -> str | None:
             return None
         result = f"^(?:{body})\\Z"
         re.compile(result)
-    except (_UntranslatableError, re.error, RecursionError):
+    except (_UntranslatableError, re.error, RecursionError, OverflowError, ValueError):
         return None
     return result
 
@@ -440,7 +440,7 @@ def python_to_xsd(pattern: str) -> str | None:
         if any(op is sre_constants.AT for op, _ in items):
             return None
         body = _PythonToXsd().seq(items)
-    except (_UntranslatableError, re.error, RecursionError, OverflowError):
+    except (_UntranslatableError, re.error, RecursionError, OverflowError, ValueError):
         return None
     if anchored_end is sre_constants.AT_END_STRING:
         return body

@@ -177,7 +177,7 @@ def _sqrt(a: float) -> float:
 def _regexp_match(pattern: str, text: str) -> bool:
     try:
         return re.search(pattern, text) is not None
-    except re.error as err:
+    except (re.error, OverflowError, ValueError, RecursionError) as err:
         raise StreamError(f"regexp.match: invalid pattern {pattern!r}: {err}") from None
 
 

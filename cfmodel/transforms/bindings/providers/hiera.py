@@ -526,7 +526,7 @@ def _options_entry(options: Mapping[Any, Value], key: Any) -> tuple[Any, Value] 
 def _search(pattern: str, key: Any) -> bool:
     try:
         return re.search(pattern, str(key)) is not None
-    except (re.error, RecursionError, OverflowError) as err:
+    except (re.error, RecursionError, OverflowError, ValueError) as err:
         raise MergeError(
             f"the lookup_options key {pattern!r} is not a valid regular expression: {err}"
         ) from None
