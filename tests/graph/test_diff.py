@@ -270,3 +270,26 @@ def test_the_process_entry_leaves_what_it_built_out_of_shutdowns_collections(
     finally:
         gc.unfreeze()
     assert "bad-value" in capsys.readouterr().out
+
+
+def test_ids_read_from_files_are_shown_as_the_keys_they_were_made_of() -> None:
+    from cfmodel.serializers.base import key_of_ncname, ncname_id
+    from cfmodel.transforms.diff.compare import _Side
+
+    keys = [
+        "Host_1",
+        "h1",
+        "_x",
+        "a_5f_b",
+        "web.Database[db.example.com]",
+        "a_b_c",
+        "_5f_",
+        "a b",
+        "1st",
+        "é",
+    ]
+    for raws, shown in ((keys, [key_of_ncname(k) for k in keys]), ([ncname_id(k) for k in keys], keys)):
+        objects = [object() for _ in raws]
+        raw_of = dict(zip(map(id, objects), raws, strict=True))
+        side = _Side(objects, lambda o, raw_of=raw_of: raw_of[id(o)])  # type: ignore[misc]
+        assert [side.identity[id(o)] for o in objects] == shown

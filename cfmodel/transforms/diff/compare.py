@@ -41,7 +41,9 @@ class _Side:
             if raw is None:
                 self.anonymous.append(obj)
                 continue
-            key = key_of_ncname(raw)  # shown as the key it was made of (index keys, not NCNames)
+            # shown as the key it was made of (index keys, not NCNames); without a leading "_"
+            # and with fewer than two, no escape can be in it: it is its own key
+            key = raw if raw[:1] != "_" and raw.count("_") < 2 else key_of_ncname(raw)
             if key in self.by_id:
                 key = raw
             self.by_id[key] = obj
@@ -56,6 +58,8 @@ class _Side:
 
 
 _Pair = tuple[str, Any, Any, bool]
+#: Two classes side by side: their attributes and references paired, and their names.
+_Pairing = tuple[list[_Pair], list[_Pair], str, str]
 
 
 class _Features:
@@ -64,7 +68,7 @@ class _Features:
     def __init__(self) -> None:
         self._cache: dict[int, tuple[list[Any], list[Any]]] = {}
         self._names: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
-        self._pairs: dict[tuple[int, int], tuple[list[_Pair], list[_Pair]]] = {}
+        self._pairs: dict[tuple[int, int], _Pairing] = {}
 
     def of(self, obj: EObject) -> tuple[list[Any], list[Any]]:
         eclass = obj.eClass
@@ -80,9 +84,10 @@ class _Features:
             found = self._cache[id(eclass)] = (attrs, refs)
         return found
 
-    def pairing(self, left: EObject, right: EObject) -> tuple[list[_Pair], list[_Pair]]:
+    def pairing(self, left: EObject, right: EObject) -> _Pairing:
         """The features of two objects' classes side by side, by name (a class of each side:
-        the sides may have read their metamodels apart): (name, left's, right's or None, many)."""
+        the sides may have read their metamodels apart): (name, left's, right's or None,
+        many), for the attributes and for the references; then the two class names."""
         key = (id(left.eClass), id(right.eClass))
         found = self._pairs.get(key)
         if found is None:
@@ -91,7 +96,9 @@ class _Features:
             found = self._pairs[key] = (
                 [(f.name, f, right_attrs.get(f.name), bool(f.many)) for f in attrs],
                 [(f.name, f, right_refs.get(f.name), bool(f.many)) for f in refs],
-            )
+                _class_name(left),
+                _class_name(right),
+            )  # the classes stay alive in the models compared: their ids are not reused meanwhile
         return found
 
     def by_name(self, obj: EObject) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -155,9 +162,11 @@ def _raw_same(x: Any, y: Any) -> bool:
     if type(x) is type(y) and (x is None or type(x) in _SCALARS):
         return bool(x == y)
     if hasattr(x, "__len__") and hasattr(y, "__len__") and not isinstance(x, str):
-        return len(x) == len(y) and all(
-            type(p) is type(q) and type(p) in _SCALARS and p == q for p, q in zip(x, y, strict=True)
-        )
+        if len(x) != len(y):
+            return False
+        xs, ys = list(x), list(y)  # every p == q, of one type, a scalar type (at C speed)
+        kinds = list(map(type, xs))
+        return xs == ys and kinds == list(map(type, ys)) and _SCALARS.issuperset(kinds)
     return False
 
 
@@ -250,12 +259,13 @@ def _whole(change: Change, key: str, obj: EObject, side: _Side, features: _Featu
 def _changes(
     key: str, left: EObject, a: _Side, right: EObject, b: _Side, features: _Features
 ) -> ObjectDiff | None:
-    if _class_name(left) != _class_name(right):
-        diff = ObjectDiff("changed", key, _class_name(right))
-        diff.attributes.append(ValueChange("(class)", _class_name(left), _class_name(right)))
+    attrs, refs, left_class, right_class = features.pairing(left, right)
+    if left_class != right_class:
+        diff = ObjectDiff("changed", key, right_class)
+        diff.attributes.append(ValueChange("(class)", left_class, right_class))
         return diff
-    attrs, refs = features.pairing(left, right)
-    diff = ObjectDiff("changed", key, _class_name(left))
+    values: list[ValueChange] = []
+    references: list[ReferenceChange] = []
     single, items = fastpath.single, fastpath.items
     for name, f, other, many in attrs:
         if other is not None:
@@ -265,12 +275,14 @@ def _changes(
                 continue
         x, y = _attribute(left, f), (_attribute(right, other) if other is not None else None)
         if not _same(x, y):
-            diff.attributes.append(ValueChange(name, x, y))
+            values.append(ValueChange(name, x, y))
     for name, f, other, _ in refs:
         xs, ys = _targets(left, f, a), (_targets(right, other, b) if other is not None else [])
         if xs != ys:
             added = tuple(sorted(set(ys) - set(xs)))
             removed = tuple(sorted(set(xs) - set(ys)))
             if added or removed or sorted(xs) != sorted(ys):
-                diff.references.append(ReferenceChange(name, added, removed))
-    return diff if diff.attributes or diff.references else None
+                references.append(ReferenceChange(name, added, removed))
+    if not values and not references:
+        return None
+    return ObjectDiff("changed", key, left_class, values, references)
