@@ -13,8 +13,9 @@ identity, with the provenance of the others merged in): nothing is copied, and c
 
 Guarantees: a resource declared twice with the same content (kind, name, agent, key,
 attributes and meta parameters, compared with their types) is one resource with both
-provenances (``merge.merge_resources``); values are checked when given, so a graph never
-holds a value its Ecore form cannot carry.
+provenances (``merge.merge_resources``); values are copied when given and checked by
+``build()`` (lists and maps normalised there), so a graph never holds a value its Ecore form
+cannot carry.
 
 Errors (``CfCompileError``, every problem at once, sorted by position):
 ``incompatible-duplicate`` (one id, different content: both places and the first difference),
@@ -111,7 +112,7 @@ class GraphBuilder:
 
         The values are copied now and checked by ``build()`` (all of them at once: a
         problem is reported there, at this call's provenance, as if it were found here)."""
-        if id is None:
+        if id is None:  # resource_id(kind, name, agent, key), inlined: one call less per resource
             if agent is None:
                 id = f"{kind}[{name}]"
             elif key is None:
