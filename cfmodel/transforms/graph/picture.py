@@ -117,16 +117,19 @@ def _graph_dot(graph: ResourceGraph, legend: bool) -> str:
     plain = not _any_special(ids) and not _any_special(map(_KIND, resources.values()))
     plain = plain and not _any_special(map(_NAME, resources.values()))
     by_agent: dict[str | None, list[str]] = {}  # node lines by agent, sorted by id
+    group_of, limit = by_agent.get, MAX_LABEL  # locals: read per resource
     for res in map(resources.__getitem__, ids):
-        name = res.name if len(res.name) <= MAX_LABEL else res.name[: MAX_LABEL - 1] + "…"
-        indent = "  " if res.agent is None else "    "
+        name, agent = res.name, res.agent
+        if len(name) > limit:
+            name = name[: limit - 1] + "…"
+        indent = "  " if agent is None else "    "
         if plain:
             line = f'{indent}"{res.id}" [label="{res.kind}\\n{name}"];'
         else:
             line = f"{indent}{quote(res.id)} [label={label_text((res.kind, name))}];"
-        group = by_agent.get(res.agent)
+        group = group_of(agent)
         if group is None:
-            group = by_agent[res.agent] = []
+            group = by_agent[agent] = []
         group.append(line)
     for agent in sorted(a for a in by_agent if a is not None):
         lines.append(f"  subgraph {quote('cluster_agent ' + agent)} {{")
@@ -163,19 +166,21 @@ def _edge_lines(edges: list[Edge], ids: list[str], plain: bool) -> list[str]:
     keys: list[int] = []
     lines: list[str] = []
     key, line = keys.append, lines.append
+    kind_rank, tails, sendrecv = _KIND_RANK, _EDGE_TEXT, EdgeKind.SENDRECV  # locals: read per edge
     try:
         for edge in edges:
             source, target, kind = edge.source, edge.target, edge.kind
-            key((_KIND_RANK[kind] * count + rank[source]) * count + rank[target])
-            if plain and kind is not EdgeKind.SENDRECV:
-                line(f'  "{source}" -> "{target}"{_EDGE_TEXT[kind]}')
+            key((kind_rank[kind] * count + rank[source]) * count + rank[target])
+            if plain and kind is not sendrecv:
+                line(f'  "{source}" -> "{target}"{tails[kind]}')
             else:
                 line(_edge_line(edge))
     except KeyError:  # an end no resource has
         return list(map(_edge_line, _sorted_by_identity(edges)))
-    if len(set(keys)) < len(keys):
+    by_key = dict(zip(keys, lines, strict=True))
+    if len(by_key) < len(lines):
         return list(map(_edge_line, _sorted_by_identity(edges)))
-    return list(map(lines.__getitem__, sorted(range(len(keys)), key=keys.__getitem__)))
+    return list(map(by_key.__getitem__, sorted(by_key)))
 
 
 def _edge_line(edge: Edge) -> str:
