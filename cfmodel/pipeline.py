@@ -21,6 +21,12 @@ compiler and lets each be called alone:
   first and replaced atomically; `rdf_options`: how the model is written as RDF
   (`CompileResult.to_rdf`, `save_rdf`, `sparql`: docs/rdf.md).
 
+The other commands' steps (``check``, ``env``, ``bindings``, ``ecore``): `check` (load
+and resolve, timed), `environments` (the catalog), `request_sequence` (every step of a
+request), `bindings_request` (the injector of the ``bindings`` commands), `trusted_facts`,
+`import_ecore`, and the models they export (`ModelExport`). The CLI reaches the
+transforms through this module only (tests/test_layers.py).
+
 `compile_project` runs request, load, bindings, resolve and evaluate and returns a
 `CompileResult`: the data of the compile, whose metamodel and model are the lift and
 to_model steps, made on first use. No step calls back up: the transforms know nothing of
@@ -54,8 +60,11 @@ if TYPE_CHECKING:
     from cfmodel.serializers import rdf
     from cfmodel.serializers.rdf import RdfOptions
     from cfmodel.sparql import QueryResult, TripleStore
+    from cfmodel.transforms.bindings.compose import Injector
+    from cfmodel.transforms.bindings.providers import Merge
     from cfmodel.transforms.cf.lift import DomainMetamodel
     from cfmodel.transforms.cf.model import InstanceModel
+    from cfmodel.transforms.environments.environments import Evaluation
     from cfmodel.transforms.environments.request import RequestResult
 
 # The request sequence (environments, the bindings engine), lifting, the PyEcore model and
@@ -65,17 +74,30 @@ if TYPE_CHECKING:
 __all__ = [
     "ENVIRONMENTS_FILE",
     "STAGES",
+    "BindingsRequest",
+    "Checked",
     "CompileResult",
+    "ModelExport",
     "Progress",
     "bindings",
+    "bindings_models",
+    "bindings_request",
+    "check",
     "compile_project",
     "dump",
+    "effective_bindings_model",
+    "environments",
+    "environments_model",
     "evaluate",
+    "forced_merge",
+    "import_ecore",
     "lift",
     "load",
     "request",
+    "request_sequence",
     "resolve",
     "to_model",
+    "trusted_facts",
     "write_json",
     "write_xmi",
 ]
@@ -152,11 +174,13 @@ def evaluate(
     return instances
 
 
-def lift(program: LinkedProgram) -> DomainMetamodel:
-    """The derived metamodel: one EPackage per namespace."""
+def lift(program: LinkedProgram, *, uri_base: str | None = None, spans: bool = False) -> DomainMetamodel:
+    """The derived metamodel: one EPackage per namespace (nsURIs under *uri_base*, default
+    ``http://cfmodel.org/model/``; *spans*: source positions recorded as annotations)."""
+    from cfmodel.transforms.cf.lift import DEFAULT_URI_BASE, LiftOptions
     from cfmodel.transforms.cf.lift import lift as lift_program
 
-    return lift_program(program)
+    return lift_program(program, LiftOptions(uri_base=uri_base or DEFAULT_URI_BASE, spans=spans))
 
 
 def to_model(instances: list[Instance], metamodel: DomainMetamodel) -> InstanceModel:
@@ -515,6 +539,248 @@ class CompileResult:
         if found is None:
             found = self._stores[store] = TripleStore.of_model(self.model, self.rdf_options(), store)
         return found.query(query)
+
+
+# ------------------------------------------------------- the steps of the other commands
+#
+# ``cfmodel check``, ``env``, ``bindings`` and ``ecore`` run these (and the steps above);
+# the CLI reaches the transforms through this module only (tests/test_layers.py).
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The check step's product: a project loaded and resolved; nothing evaluated."""
+
+    project: Project
+    program: LinkedProgram
+    seconds: float
+
+    @property
+    def modules(self) -> list[str]:
+        """The modules the project imports (by top-level name), sorted."""
+        return sorted({name.split("::")[0] for name in self.project.namespaces} - {"__config__"})
+
+    def __str__(self) -> str:
+        return dump_project(self.project)
+
+
+def check(path: Path | str, cache: ParseCache | None = None) -> Checked:
+    """Load and resolve the project at *path* (names, types, relations), timed."""
+    started = time.perf_counter()
+    project = load(Path(path), cache)
+    program = resolve(project)
+    return Checked(project, program, time.perf_counter() - started)
+
+
+def import_ecore(
+    files: Sequence[Path],
+    directory: Path,
+    name: str | None = None,
+    force: bool = False,
+    uri_map: dict[str, str] | None = None,
+) -> list[Path]:
+    """EMF metamodels into a project of ``.cf`` definitions in *directory* (docs/metamodel.md)."""
+    from cfmodel.transforms.cf.ecore_import import import_ecore as ecore_to_project
+
+    return ecore_to_project(files, directory, name, force, uri_map)
+
+
+def environments(path: Path, facts: dict[str, Any], environment: str | None = None) -> Evaluation:
+    """The environments file of *path* run for the facts: the catalog of every environment."""
+    from cfmodel.transforms.environments.environments import evaluate_environments
+
+    return evaluate_environments(path, facts, environment)
+
+
+def request_sequence(
+    path: Path,
+    facts: dict[str, Any],
+    environment: str | None = None,
+    *,
+    classifier: Sequence[str] | None = None,
+    lenient: bool = False,
+) -> RequestResult:
+    """The request sequence for *path*, step by step, even without an ``environments.cfenv``
+    (`request` compiles such a directory as it is). *classifier*: an external node
+    classifier's command (default: the one ``project.yml`` configures); *lenient*: the
+    injector despite bindings errors."""
+    from cfmodel.transforms.environments.request import EncClassifier, RequestOptions, run_request
+
+    command = EncClassifier(command=list(classifier)) if classifier else None
+    return run_request(path, facts, environment, RequestOptions(classifier=command, lenient=lenient))
+
+
+def environments_model(product: Evaluation | RequestResult) -> ModelExport:
+    """The catalog of an `environments` step, or a whole request, as a model of the
+    ``environments`` package (environments named ``env.<name>``)."""
+    from cfmodel.transforms.environments.environments import Evaluation
+    from cfmodel.transforms.environments.request import catalog_model, model_ids
+
+    root = catalog_model(product.catalog)[0] if isinstance(product, Evaluation) else product.to_model()
+    return ModelExport([root], model_ids)
+
+
+@dataclass(frozen=True)
+class BindingsRequest:
+    """The bindings step of the ``bindings`` commands: the selected environment, its
+    injector, and the request's warnings."""
+
+    environment: str
+    injector: Injector
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+def trusted_facts(
+    facts: dict[str, Any], node: str | None, trusted: dict[str, Any] | None
+) -> tuple[dict[str, Any], list[str]]:
+    """The request's facts with the ``trusted`` hash made from the node's certname and its
+    trusted data (a fact cannot set it); and notes for the user.
+
+    Raises:
+        CfUsageError: the trusted data is not valid.
+    """
+    from cfmodel.transforms.bindings.trusted import TrustedError, with_trusted
+
+    try:
+        found, notes = with_trusted(facts, node, trusted)
+    except TrustedError as error:
+        raise CfUsageError(str(error)) from None
+    return found, list(notes)
+
+
+def bindings_request(
+    path: Path,
+    facts: dict[str, Any],
+    environment: str | None = None,
+    *,
+    merges: dict[str, Merge] | None = None,
+    lenient: bool = False,
+) -> BindingsRequest:
+    """The injector the request sequence makes for *path* (docs/bindings.md), with hiera
+    merges *merges* forced per key; *lenient*: bindings errors do not stop it (only a lookup
+    of a key they concern fails). A folder with neither an ``environments.cfenv`` nor a
+    ``main.cf`` holds bindings only: it is composed as its automatic ``production``
+    environment would be, with the same facts rules and warning."""
+    from cfmodel.transforms.bindings.providers import forcing_merges
+    from cfmodel.transforms.environments.environments import ENVIRONMENTS_FILE, MAIN_FILE
+
+    with forcing_merges(merges or {}):
+        if not (path / ENVIRONMENTS_FILE).is_file() and not (path / MAIN_FILE).is_file():
+            return _bindings_folder(path, facts, environment, lenient)
+        result = request_sequence(path, facts, environment, lenient=lenient)
+        return BindingsRequest(result.target.environment, result.injector, tuple(result.warnings))
+
+
+def _bindings_folder(path: Path, facts: dict[str, Any], agent: str | None, lenient: bool) -> BindingsRequest:
+    """A folder with bindings only, as its automatic ``production`` environment: the request
+    sequence's facts rules (a fact ``environment`` only asks for an environment) and warning."""
+    from cfmodel.errors import Severity
+    from cfmodel.transforms.bindings.compose import ComposeOptions
+    from cfmodel.transforms.bindings.providers import load_project as load_bindings
+    from cfmodel.transforms.environments.environments import DEFAULT_ENVIRONMENT, ENVIRONMENTS_FILE
+
+    source = "--environment"
+    if agent is None and isinstance(facts.get("environment"), str):
+        agent, source = facts["environment"], "the fact 'environment'"
+    request_facts = {k: v for k, v in facts.items() if k != "environment"}
+    request_facts["environment"] = DEFAULT_ENVIRONMENT
+    loaded = load_bindings(path, request_facts, lenient=lenient)
+    options = ComposeOptions(nesting=loaded.settings.nesting, lenient=lenient)
+    injector = loaded.prepare(options).injector(request_facts)
+    warnings = []
+    if agent is not None and agent != DEFAULT_ENVIRONMENT:
+        message = (
+            f"the requested environment '{agent}' ({source}) was not selected: "
+            f"there is no {ENVIRONMENTS_FILE}, so the default is '{DEFAULT_ENVIRONMENT}'"
+        )
+        warnings.append(Diagnostic(None, message, "environment-not-applied", Severity.WARNING))
+    return BindingsRequest(DEFAULT_ENVIRONMENT, injector, tuple(warnings))
+
+
+def forced_merge(key: str, spec: dict[str, Any]) -> dict[str, Merge]:
+    """A hiera merge (``{"strategy": "deep", ...}``) forced for *key*, as ``puppet lookup
+    --merge`` does: a dotted key's merge is its first segment's.
+
+    Raises:
+        CfUsageError: the merge is not valid.
+    """
+    from cfmodel.transforms.bindings.compose.dotted import root
+    from cfmodel.transforms.bindings.providers import parse_merge
+    from cfmodel.transforms.bindings.providers.merges import MergeError
+
+    try:
+        return {root(key): parse_merge(spec)}
+    except MergeError as err:
+        raise CfUsageError(err.message) from None
+
+
+def effective_bindings_model(injector: Injector) -> ModelExport:
+    """The effective bindings of a request as an ``EffectiveBindings`` model."""
+    from cfmodel.transforms.bindings.compose import effective_model
+
+    return ModelExport([effective_model(injector)])
+
+
+def bindings_models(injector: Injector) -> ModelExport:
+    """The ``BindingsFile`` of every site and bindings the injector was made from."""
+    from cfmodel.metamodel import bindings as bm
+
+    prepared = injector.prepared
+    roots: list[Any] = []
+    named = [n for layer in prepared.layers for n in layer.bindings]
+    for obj in [*prepared.sites, *named]:
+        container = obj.eContainer()
+        if container is not None:
+            root = bm.to_ecore(container, prepared.spans)
+            if root not in roots:
+                roots.append(root)
+    return ModelExport(roots)
+
+
+def bindings_value_text(value: Any) -> str:
+    """A bound value for the terminal (`compose.terminal_text`)."""
+    from cfmodel.transforms.bindings.compose import terminal_text
+
+    return terminal_text(value)
+
+
+def bindings_value_json(value: Any) -> Any:
+    """A bound value as JSON data (`compose.json_value`)."""
+    from cfmodel.transforms.bindings.compose import json_value
+
+    return json_value(value)
+
+
+def bindings_value_show(value: Any) -> str:
+    """A bound value as the bindings language writes it (`compose.show`)."""
+    from cfmodel.transforms.bindings.compose import show
+
+    return show(value)
+
+
+@dataclass(frozen=True)
+class ModelExport:
+    """A model some step made (roots, and ids for them), to be written as XMI or JSON."""
+
+    roots: list[Any]
+    id_of: Callable[[Any], str | None] | None = None
+
+    def write(self, target: Path, refused: Callable[[str], str]) -> None:
+        """Write the model to *target* (``.xmi`` or ``.json``), atomically.
+
+        Raises:
+            CfUsageError: *target* names another format (the message: ``refused(format)``).
+        """
+        from cfmodel.serializers import JsonOptions, XmiOptions, get_format, write
+
+        fmt = get_format(target)
+        if fmt.holds != "instances":
+            raise CfUsageError(refused(fmt.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        options = (
+            XmiOptions(id_of=self.id_of) if fmt.name == "xmi" else JsonOptions(id_of=self.id_of, indent=1)
+        )
+        write(target, self.roots, options)
 
 
 # ---------------------------------------------------------------------------- dumps

@@ -6,7 +6,9 @@
 * no import cycles between modules — counting function-local imports (an import moved into
   a function does not make a cycle go away) and the package ``__init__`` an import runs
   (importing ``a.b.c`` runs ``a.b``); imports under ``TYPE_CHECKING`` are types only;
-* a function-local import in ``transforms/`` only defers loading (marked ``# lazy: why``).
+* a function-local import in ``transforms/`` only defers loading (marked ``# lazy: why``);
+* the commands that run the pipeline's steps (``compile``, ``check``, ``env``, ``bindings``,
+  ``ecore``) import no transform: they call the façade, ``cfmodel/pipeline.py``.
 
 The rules hold for imports under ``TYPE_CHECKING`` too: a type from a higher layer is
 still a dependency on it.
@@ -175,6 +177,32 @@ def test_the_layers_import_only_downwards() -> None:
         if layer(found.target) in FORBIDDEN.get(layer(found.source), ())
     ]
     assert not broken, "layer rules broken:\n" + "\n".join(broken)
+
+
+# The commands that run the pipeline's steps: they reach the transforms through the façade
+# (`cfmodel.pipeline`) only, as `cfmodel compile` does.
+FACADE_ONLY = (
+    "cfmodel.commands._options",
+    "cfmodel.commands.bindings",
+    "cfmodel.commands.compile",
+    "cfmodel.commands.ecore",
+    "cfmodel.commands.env",
+    "cfmodel.commands.frontend",
+)
+
+
+def test_the_pipeline_commands_call_the_facade_only() -> None:
+    """``compile``, ``check``, ``env``, ``bindings`` and ``ecore`` import no transform
+    (not even a type): every step they run is a function of `cfmodel.pipeline`."""
+    assert set(FACADE_ONLY) <= set(modules())
+    around = [
+        f"{found.source}:{found.line} imports {found.target}"
+        for found in imports()
+        if found.source in FACADE_ONLY and layer(found.target) == "transforms"
+    ]
+    assert not around, "call the step through cfmodel.pipeline:\n" + "\n".join(around)
+    for command in FACADE_ONLY[1:]:
+        assert any(i.source == command and i.target == "cfmodel.pipeline" for i in imports()), command
 
 
 def test_no_import_cycles() -> None:

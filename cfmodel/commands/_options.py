@@ -22,7 +22,6 @@ import yaml
 from cfmodel.cache import ParseCache
 from cfmodel.errors import CfLoadError, CfUsageError, Diagnostic, Span
 from cfmodel.inputs import load_json, load_yaml, read_text, yaml_problem
-from cfmodel.transforms.bindings.trusted import TrustedError, with_trusted
 
 
 def parse_cache(args: argparse.Namespace) -> ParseCache | None:
@@ -110,11 +109,10 @@ def facts_from_args(args: argparse.Namespace) -> dict[str, Any]:
     node = getattr(args, "node", None)
     if node is None and trusted_file is None and "trusted" not in facts:
         return facts  # the trusted hash is derived from clientcert where it is read
+    from cfmodel.pipeline import trusted_facts  # the pipeline: when a command runs, not at startup
+
     trusted_data = read_facts_file(Path(trusted_file)) if trusted_file else None
-    try:
-        facts, notes = with_trusted(facts, node, trusted_data)
-    except TrustedError as error:
-        raise CfUsageError(str(error)) from None
+    facts, notes = trusted_facts(facts, node, trusted_data)
     for note in notes:
         print(f"cfmodel: warning: {note}", file=sys.stderr)
     return facts

@@ -11,7 +11,7 @@ and provider notes (the counterpart of ``puppet lookup --explain``).
 
 The request: facts from ``--fact k=v`` (repeatable) and ``--facts FILE``; ``--environment
 NAME`` is the environment the caller asks for (``$agent_environment``). The request sequence
-(``cfmodel.transforms.environments.request.run_request``, docs/environments.md: classifier,
+(`cfmodel.pipeline.bindings_request`, docs/environments.md: classifier,
 ``environments.cfenv``, selection, categories, injector) decides which environment's bindings
 are composed: its ``site.bind``, its ``bindingsdir`` (``confdir:``), its module path
 (``module:``) and its ``project.yml``; the ``environment`` category is the selected
@@ -29,87 +29,57 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
-from cfmodel.errors import CfUsageError, Diagnostic, Severity
+from cfmodel.errors import CfUsageError, Severity
 
-if TYPE_CHECKING:  # the bindings engine is imported when a bindings command runs, not at startup
-    from cfmodel.metamodel.bindings import ModelObject
-    from cfmodel.transforms.bindings.compose import Injector, Value
-    from cfmodel.transforms.bindings.providers import Merge
+if TYPE_CHECKING:  # the pipeline (and through it the bindings engine) is imported when a command runs
+    from cfmodel.pipeline import BindingsRequest
 
 ORDER = 40
 _DEEP_FLAGS = "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays"
 
 
-def _merges(args: argparse.Namespace) -> dict[str, Merge]:
-    from cfmodel.transforms.bindings.providers import parse_merge
-    from cfmodel.transforms.bindings.providers.merges import MergeError
+def _merges(args: argparse.Namespace) -> dict[str, Any]:
+    from cfmodel.pipeline import forced_merge
 
     strategy = getattr(args, "merge", None)
     deep_flags = args.knock_out_prefix is not None or args.sort_merged_arrays or args.merge_hash_arrays
     if strategy is None:
         if deep_flags:
-            raise CfUsageError(
-                "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays need --merge deep"
-            )
+            raise CfUsageError(f"{_DEEP_FLAGS} need --merge deep")
         return {}
     spec: dict[str, Any] = {"strategy": strategy}
     if deep_flags and strategy != "deep":
-        raise CfUsageError(
-            "--knock-out-prefix, --sort-merged-arrays and --merge-hash-arrays need --merge deep"
-        )
+        raise CfUsageError(f"{_DEEP_FLAGS} need --merge deep")
     if args.knock_out_prefix is not None:
         spec["knockout_prefix"] = args.knock_out_prefix
     if args.sort_merged_arrays:
         spec["sort_merged_arrays"] = True
     if args.merge_hash_arrays:
         spec["merge_hash_arrays"] = True
-    from cfmodel.transforms.bindings.compose.dotted import root
-
-    try:
-        return {root(args.key): parse_merge(spec)}  # a dotted key's merge is its first segment's
-    except MergeError as err:
-        raise CfUsageError(err.message) from None
-
-
-@dataclass(frozen=True, slots=True)
-class _Request:
-    """What a bindings command works on: the selected environment and its injector."""
-
-    environment: str
-    injector: Injector
+    return forced_merge(args.key, spec)
 
 
 def _request(
-    args: argparse.Namespace, merges: dict[str, Merge] | None = None, lenient: bool = False
-) -> _Request:
-    """Run the request sequence for the command's project, facts and ``--environment``.
+    args: argparse.Namespace, merges: dict[str, Any] | None = None, lenient: bool = False
+) -> BindingsRequest:
+    """The bindings step (`pipeline.bindings_request`) for the command's project, facts and
+    ``--environment``, its warnings printed.
 
     ``lenient`` (``inject``, ``explain``): bindings errors do not stop the request; they are
     printed as warnings, and only a lookup of a key they concern fails (with them)."""
-    from cfmodel.transforms.bindings.providers import forcing_merges
-    from cfmodel.transforms.environments.environments import ENVIRONMENTS_FILE, MAIN_FILE
+    from cfmodel.pipeline import bindings_request
 
-    project = Path(args.project)
-    facts = facts_from_args(args)
     agent = getattr(args, "environment", None)
-    with forcing_merges(merges or {}):
-        if not (project / ENVIRONMENTS_FILE).is_file() and not (project / MAIN_FILE).is_file():
-            request, warnings = _bindings_folder(project, facts, agent, lenient)
-        else:
-            from cfmodel.transforms.environments.request import (  # the environments grammar: on use
-                RequestOptions,
-                run_request,
-            )
-
-            result = run_request(project, facts, agent, RequestOptions(lenient=lenient))
-            request, warnings = _Request(result.target.environment, result.injector), list(result.warnings)
-    for warning in warnings:
+    request = bindings_request(
+        Path(args.project), facts_from_args(args), agent, merges=merges, lenient=lenient
+    )
+    for warning in request.warnings:
         print(warning.render(), file=sys.stderr)
     return request
 
@@ -118,7 +88,7 @@ def _key_of_lookup(args: argparse.Namespace) -> tuple[str, str | None]:
     return (args.type, args.key) if args.type else (args.key, None)
 
 
-def _warn_other_problems(injector: Injector, args: argparse.Namespace) -> None:
+def _warn_other_problems(injector: Any, args: argparse.Namespace) -> None:
     """A lenient request's errors that do not concern the key looked up, as warnings."""
     own = {id(d) for d in injector.problems_of(*_key_of_lookup(args))}
     for problem in injector.problems:
@@ -126,35 +96,8 @@ def _warn_other_problems(injector: Injector, args: argparse.Namespace) -> None:
             print(replace(problem, severity=Severity.WARNING).render(), file=sys.stderr)
 
 
-def _bindings_folder(
-    project: Path, facts: dict[str, Any], agent: str | None, lenient: bool = False
-) -> tuple[_Request, list[Diagnostic]]:
-    """A folder with bindings only, as its automatic ``production`` environment: the request
-    sequence's facts rules (a fact ``environment`` only asks for an environment) and warning."""
-    from cfmodel.transforms.bindings.compose import ComposeOptions
-    from cfmodel.transforms.bindings.providers import load_project
-    from cfmodel.transforms.environments.environments import DEFAULT_ENVIRONMENT, ENVIRONMENTS_FILE
-
-    source = "--environment"
-    if agent is None and isinstance(facts.get("environment"), str):
-        agent, source = facts["environment"], "the fact 'environment'"
-    request_facts = {k: v for k, v in facts.items() if k != "environment"}
-    request_facts["environment"] = DEFAULT_ENVIRONMENT
-    loaded = load_project(project, request_facts, lenient=lenient)
-    options = ComposeOptions(nesting=loaded.settings.nesting, lenient=lenient)
-    injector = loaded.prepare(options).injector(request_facts)
-    warnings = []
-    if agent is not None and agent != DEFAULT_ENVIRONMENT:
-        message = (
-            f"the requested environment '{agent}' ({source}) was not selected: "
-            f"there is no {ENVIRONMENTS_FILE}, so the default is '{DEFAULT_ENVIRONMENT}'"
-        )
-        warnings.append(Diagnostic(None, message, "environment-not-applied", Severity.WARNING))
-    return _Request(DEFAULT_ENVIRONMENT, injector), warnings
-
-
 def cmd_show(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.bindings.compose import effective_model
+    from cfmodel.pipeline import bindings_models, effective_bindings_model
 
     request = _request(args)
     injector = request.injector
@@ -163,14 +106,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     else:
         print(_show_text(request))
     if args.export:
-        _write(Path(args.export), [effective_model(injector)])
+        path = Path(args.export)
+        effective_bindings_model(injector).write(path, _refused(path))
     if args.export_model:
-        _write(Path(args.export_model), _models(injector))
+        path = Path(args.export_model)
+        bindings_models(injector).write(path, _refused(path))
     return 0
 
 
-def _show_text(request: _Request) -> str:
-    from cfmodel.transforms.bindings.compose import show
+def _refused(path: Path) -> Any:
+    return lambda name: f"{path}: export as .xmi or .json (not {name})"
+
+
+def _show_text(request: BindingsRequest) -> str:
+    from cfmodel.pipeline import bindings_value_show as show
 
     injector = request.injector
     lines = [f"environment: {request.environment}"]
@@ -187,7 +136,9 @@ def _show_text(request: _Request) -> str:
     return "\n".join(lines)
 
 
-def _show_data(request: _Request) -> dict[str, Any]:
+def _show_data(request: BindingsRequest) -> dict[str, Any]:
+    from cfmodel.pipeline import bindings_value_json
+
     injector = request.injector
     return {
         "environment": request.environment,
@@ -198,7 +149,7 @@ def _show_data(request: _Request) -> dict[str, Any]:
             {
                 "type": b.key.namespace,
                 "name": b.key.name,
-                "value": None if b.lazy else _json_value(b.value),
+                "value": None if b.lazy else bindings_value_json(b.value),
                 "kind": b.kind,
                 "origin": b.origin,
                 "layer": b.layer,
@@ -210,44 +161,6 @@ def _show_data(request: _Request) -> dict[str, Any]:
     }
 
 
-def _json_value(value: Value) -> Any:
-    from cfmodel.transforms.bindings.compose import ParameterSource, TypeValue
-
-    if isinstance(value, TypeValue | ParameterSource):
-        return str(value.source if isinstance(value, ParameterSource) else value)
-    if isinstance(value, list):
-        return [_json_value(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    return value
-
-
-def _models(injector: Injector) -> list[ModelObject]:
-    """The ``BindingsFile`` of every site and bindings the injector was made from, as PyEcore objects."""
-    from cfmodel.metamodel import bindings as bm
-
-    prepared = injector.prepared
-    roots: list[ModelObject] = []
-    named = [n for layer in prepared.layers for n in layer.bindings]
-    for obj in [*prepared.sites, *named]:
-        container = obj.eContainer()
-        if container is not None:
-            root = bm.to_ecore(container, prepared.spans)
-            if root not in roots:
-                roots.append(root)
-    return roots
-
-
-def _write(path: Path, roots: list[ModelObject]) -> None:
-    from cfmodel.serializers import get_format, write  # the serializers load lxml: only when exporting
-
-    fmt = get_format(path)
-    if fmt.holds != "instances":
-        raise CfUsageError(f"{path}: export as .xmi or .json (not {fmt.name})")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write(path, roots)
-
-
 def cmd_inject(args: argparse.Namespace) -> int:
     injector = _request(args, _merges(args), lenient=True).injector
     _warn_other_problems(injector, args)
@@ -256,20 +169,12 @@ def cmd_inject(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_value(value: Value) -> str:
+def render_value(value: Any) -> str:
     """A value for the terminal: a string, number or boolean as is, undef as ``null``, an array or
     hash as JSON."""
-    from cfmodel.transforms.bindings.compose import ParameterSource, TypeValue
+    from cfmodel.pipeline import bindings_value_text
 
-    if value is None:
-        return "null"  # as puppet lookup renders undef
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | dict):
-        return json.dumps(_json_value(value), ensure_ascii=False, separators=(",", ":"))
-    if isinstance(value, TypeValue | ParameterSource):
-        return str(_json_value(value))
-    return str(value)
+    return bindings_value_text(value)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

@@ -22,21 +22,20 @@ ORDER = 60
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from cfmodel.project import load_project
-    from cfmodel.transforms.cf.lift import DEFAULT_URI_BASE, LiftOptions, lift
-    from cfmodel.transforms.cf.resolve import resolve
+    from cfmodel.pipeline import check, lift
 
-    program = resolve(load_project(args.project, parse_cache(args)))
-    for warning in program.warnings:
+    checked = check(args.project, parse_cache(args))
+    for warning in checked.program.warnings:
         print(warning.render(), file=sys.stderr)
-    options = LiftOptions(uri_base=args.uri_base or DEFAULT_URI_BASE, spans=args.spans)
-    for path in lift(program, options).write(output_directory(args.output)):
+    for path in lift(checked.program, uri_base=args.uri_base, spans=args.spans).write(
+        output_directory(args.output)
+    ):
         print(path)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.cf.ecore_import import import_ecore
+    from cfmodel.pipeline import import_ecore
 
     uri_map = dict(args.uri_map or [])
     for path in import_ecore(

@@ -3,7 +3,7 @@
 ``env list [PROJECT]`` shows every environment known now (static, dynamic, the automatic
 ``production``) with its resolved paths; a path that does not exist is marked ``(missing)``.
 ``env which [PROJECT] --fact K=V ... [--environment NAME]`` runs the request sequence
-(``cfmodel.transforms.environments.request``) and prints its chain step by step, then the selected
+(`cfmodel.pipeline.request_sequence`) and prints its chain step by step, then the selected
 environment. Both take ``--export FILE`` (``.xmi`` or ``.json``): the catalog or the whole
 request as a model of the ``environments`` package. Paths inside the current directory are
 shown relative to it.
@@ -20,22 +20,21 @@ from typing import TYPE_CHECKING, Any
 
 from cfmodel.commands import SubParsers
 from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args, project_dir
-from cfmodel.errors import CfUsageError
 
 if TYPE_CHECKING:
-    from cfmodel.transforms.environments.environments import Environment
+    from cfmodel.pipeline import ModelExport
 
 ORDER = 45
 
-# The transforms are imported when a command runs, not when the CLI starts: every command
-# module is imported for `cfmodel --help`, and `cfmodel parse` needs none of this.
+# The pipeline (and through it the transforms) is imported when a command runs, not when
+# the CLI starts: every command module is imported for `cfmodel --help`, and `cfmodel
+# parse` needs none of this.
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.environments.environments import evaluate_environments
-    from cfmodel.transforms.environments.request import catalog_model
+    from cfmodel.pipeline import environments, environments_model
 
-    evaluation = evaluate_environments(project_dir(args), facts_from_args(args), args.environment)
+    evaluation = environments(project_dir(args), facts_from_args(args), args.environment)
     catalog = evaluation.catalog
     for diagnostic in evaluation.diagnostics:
         print(diagnostic.render(), file=sys.stderr)
@@ -52,27 +51,27 @@ def cmd_list(args: argparse.Namespace) -> int:
         hidden, where = ", ".join(catalog.shadowed), _shown(catalog.dynamic_dir)
         print(f"note: declared environments hide these sub-directories of {where}: {hidden}")
     if args.export:
-        _export(Path(args.export), catalog_model(catalog)[0])
+        _export(Path(args.export), environments_model(evaluation))
     return 0
 
 
 def cmd_which(args: argparse.Namespace) -> int:
-    from cfmodel.transforms.environments.request import EncClassifier, RequestOptions, run_request
+    from cfmodel.pipeline import environments_model, request_sequence
 
-    classifier = EncClassifier(command=shlex.split(args.classifier)) if args.classifier else None
-    result = run_request(
-        project_dir(args), facts_from_args(args), args.environment, RequestOptions(classifier=classifier)
+    classifier = shlex.split(args.classifier) if args.classifier else None
+    result = request_sequence(
+        project_dir(args), facts_from_args(args), args.environment, classifier=classifier
     )
     for diagnostic in result.warnings:
         print(_relative(diagnostic.render()), file=sys.stderr)
     print(_relative(result.explain()))
     print(f"environment: {result.environment.name}")
     if args.export:
-        _export(Path(args.export), result.to_model())
+        _export(Path(args.export), environments_model(result))
     return 0
 
 
-def _paths(env: Environment) -> list[tuple[str, list[Path]]]:
+def _paths(env: Any) -> list[tuple[str, list[Path]]]:
     return [
         ("envdir", [env.envdir]),
         ("main", [env.main]),
@@ -100,15 +99,8 @@ def _relative(text: str) -> str:
     return text.replace(os.path.abspath(".") + os.sep, "")
 
 
-def _export(target: Path, root: Any) -> None:
-    from cfmodel.serializers import JsonOptions, XmiOptions, get_format, write
-    from cfmodel.transforms.environments.request import model_ids
-
-    fmt = get_format(target)
-    if fmt.holds != "instances":
-        raise CfUsageError(f"--export writes a model (.xmi or .json), not {fmt.name}")
-    options = XmiOptions(id_of=model_ids) if fmt.name == "xmi" else JsonOptions(id_of=model_ids, indent=1)
-    write(target, [root], options)
+def _export(target: Path, model: ModelExport) -> None:
+    model.write(target, lambda name: f"--export writes a model (.xmi or .json), not {name}")
 
 
 def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:

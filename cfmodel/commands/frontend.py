@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from cfmodel.commands import SubParsers
@@ -13,7 +12,7 @@ from cfmodel.commands._options import add_format_option, add_project_argument, p
 from cfmodel.dump import dump_module
 from cfmodel.errors import Diagnostic, Severity, Span
 from cfmodel.grammars.frontend import read_source
-from cfmodel.project import load_project, parse_file
+from cfmodel.project import parse_file
 
 ORDER = 10
 
@@ -31,15 +30,12 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Load, parse and resolve (names, types, relations) a project; nothing is evaluated."""
-    from cfmodel.transforms.cf.resolve import resolve
+    from cfmodel.pipeline import check
 
-    started = time.perf_counter()
-    project = load_project(args.project, parse_cache(args))
-    program = resolve(project)
-    elapsed = time.perf_counter() - started
-    for warning in program.warnings:
+    checked = check(args.project, parse_cache(args))
+    project, elapsed, modules = checked.project, checked.seconds, checked.modules
+    for warning in checked.program.warnings:
         print_warning(warning, args)
-    modules = sorted({name.split("::")[0] for name in project.namespaces} - {"__config__"})
     if args.format == "json":
         document = {
             "project": project.name,

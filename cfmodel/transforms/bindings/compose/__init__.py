@@ -65,9 +65,11 @@ from cfmodel.transforms.bindings.compose.values import (
     Value,
     conforms,
     describe,
+    json_value,
     key_of,
     parse_type,
     show,
+    terminal_text,
     type_name,
 )
 
@@ -108,11 +110,13 @@ __all__ = [
     "describe",
     "effective_model",
     "evaluate",
+    "json_value",
     "key_of",
     "parse_type",
     "prepare",
     "resolve_categories",
     "show",
+    "terminal_text",
     "type_name",
     "type_spec",
 ]

@@ -9,6 +9,7 @@ checks a value against a ``TypeSpec``; ``show`` prints a value in the language's
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -337,6 +338,31 @@ def type_name(value: Value) -> str:
 
 def describe(value: Value) -> str:
     return "undef" if value is None else f"{type_name(value)} {show(value)}"
+
+
+def json_value(value: Value) -> Any:
+    """A value as JSON data: types and parameter sources as their text, the rest as is."""
+    if isinstance(value, TypeValue | ParameterSource):
+        return str(value.source if isinstance(value, ParameterSource) else value)
+    if isinstance(value, list):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    return value
+
+
+def terminal_text(value: Value) -> str:
+    """A value for the terminal, as ``puppet lookup`` prints it: a string, number or boolean
+    as is, undef as ``null``, an array or hash as compact JSON."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | dict):
+        return json.dumps(json_value(value), ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, TypeValue | ParameterSource):
+        return str(json_value(value))
+    return str(value)
 
 
 def show(value: Value) -> str:
