@@ -1,12 +1,21 @@
 """The fast PyEcore runtime, below the compiler, the readers and the fixed metamodels.
 
-* `fastpath`: light objects (PyEcore's classes, less bookkeeping per object) and the
-  slotted holders of single values, with the direct collection and reference setters the
-  XMI/JSON readers and the compiler's model (`cfmodel.transforms.cf.model`) build with.
-* `codegen`: compiling the per-class code generated from a metamodel (readers, writers,
-  checks), with names embedded as literals only.
-* `plain`: a fixed metamodel's objects as slotted plain objects, turned into PyEcore
-  objects on demand (the bindings parser builds them).
+One object model: the model objects cfmodel hands out are PyEcore objects; where many are
+made (the compiler's model, the readers, the fixed metamodels' parsers) this runtime
+builds them, as light objects with slotted holders when PyEcore is laid out as it knows
+it. (Small exports, such as an environments catalog or a resource graph's model, call
+PyEcore's constructors: the same objects, made the slow way.)
+
+* `objects`: `ObjectBuilder`, the one way new objects are built from values: the compiler's
+  model (instances to objects), the fixed metamodels' plain objects (`plain.plain_to_ecore`)
+  and, written out per class, the readers' generated constructors.
+* `fastpath`: the light objects (PyEcore's classes, less bookkeeping per object) and the
+  slotted holders of single values, probed against PyEcore's own behaviour at import, with
+  the direct value readers and setters the builder, the readers and the writers use.
+* `codegen`: the `Emitter` every generated per-class function is written with (readers,
+  writers, checks, plain classes), with model names embedded as literals only.
+* `plain`: a fixed metamodel's objects as slotted plain objects, what its parser builds
+  (ten times faster than PyEcore objects), turned into the builder's objects on demand.
 
 Nothing here imports the transforms, the grammars or the serializers: the serializers are
 left with formats.

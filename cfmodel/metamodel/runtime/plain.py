@@ -3,10 +3,11 @@
 A plain object has its EClass's name, its features as slots, and the PyEcore reading API a
 parser's readers need (``eClass``, ``eGet``, ``eIsSet``, ``eContainer``, ``eContents``,
 ``eAllContents``); it is built ten times faster than a PyEcore `EObject` and turned into
-one, once, on demand (`plain_to_ecore`). `plain_classes(package, module, extra)` makes the
+one, once, on demand (`plain_to_ecore`, by the runtime's `ObjectBuilder`: the light objects
+the compiler and the readers make). `plain_classes(package, module, extra)` makes the
 plain class of every EClass of a package (each with an ``__init__`` generated from the
-metamodel, never from input), so any fixed metamodel can have them; the bindings
-metamodel's parser builds them (`cfmodel.metamodel.bindings.plain`).
+metamodel through `codegen.Emitter`, never from input), so any fixed metamodel can have
+them; the bindings metamodel's parser builds them (`cfmodel.metamodel.bindings.plain`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from pyecore.ecore import EClass, EReference
+
+from cfmodel.metamodel.runtime import codegen
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 
 
 class PlainObject:
@@ -75,30 +79,27 @@ def plain_class(
         for f in eclass.eAllStructuralFeatures()
     )
     defaults = {f.name: f.get_default_value() for f in eclass.eAllStructuralFeatures() if not f.many}
-    lines = [
-        "def __init__(self, **kw):",
-        "    self._set = kw",
-        "    self._container = None",
-        "    get = kw.get",
-    ]
-    for name, many, containment in features:
-        if many:
-            lines.append(f"    v = get({name!r})")
-            lines.append("    v = [] if v is None else v if type(v) is list else list(v)")
-            if containment:
-                lines.append("    for c in v:")
-                lines.append("        if isinstance(c, PlainObject): c._container = self")
-        elif containment:
-            lines.append(f"    v = get({name!r})")
-            lines.append("    if isinstance(v, PlainObject): v._container = self")
-        else:
-            lines.append(f"    v = get({name!r}, D[{name!r}])")
-        lines.append(f"    self.{name} = v")
-    namespace: dict[str, Any] = {"PlainObject": PlainObject, "D": defaults}
-    exec("\n".join(lines), namespace)  # generated from the metamodel, not from input
+    em = codegen.Emitter("PlainObject")
+    with em.block("def __init__(self, **kw):"):
+        em.line("self._set = kw", "self._container = None", "get = kw.get")
+        for name, many, containment in features:
+            key = em.literal(name)
+            if many:
+                em.line(f"v = get({key})", "v = [] if v is None else v if type(v) is list else list(v)")
+                if containment:
+                    with em.block("for c in v:"), em.block("if isinstance(c, PlainObject):"):
+                        em.line("c._container = self")
+            elif containment:
+                em.line(f"v = get({key})")
+                with em.block("if isinstance(v, PlainObject):"):
+                    em.line("v._container = self")
+            else:
+                em.line(f"v = get({key}, {em.bind(defaults[name], 'default')})")
+            em.line(f"self.{name} = v")  # a feature name of a fixed metamodel: an identifier
+    init = em.build(f"<cfmodel plain {eclass.name}>", "__init__", PlainObject=PlainObject)
     body = {
         "__slots__": own + extra,
-        "__init__": namespace["__init__"],
+        "__init__": init,
         "eClass": eclass,
         "_features": features,
         "__module__": module,
@@ -123,23 +124,33 @@ def plain_classes(
 def plain_to_ecore(obj: Any, made_from: Callable[[Any, Any], None] | None = None) -> Any:
     """The PyEcore object of a plain object and everything it contains (a PyEcore object is
     returned as it is), built once per plain object and kept; *made_from(plain, made)* is
-    called for every object made."""
+    called for every object made. The objects are made by the runtime's `ObjectBuilder`,
+    as the compiler and the readers make theirs; opposite ends are set as PyEcore's
+    constructor would set them."""
+    if not isinstance(obj, PlainObject):
+        return obj
+    builder = ObjectBuilder()
+    made = _built(obj, builder, made_from)
+    builder.finish()
+    return made
+
+
+def _built(obj: Any, builder: ObjectBuilder, made_from: Callable[[Any, Any], None] | None) -> Any:
     if not isinstance(obj, PlainObject):
         return obj
     made = getattr(obj, "_ecore", None)
     if made is not None:
         return made
-    features = {name: (many, containment) for name, many, containment in obj._features}
-    kwargs: dict[str, Any] = {}
-    for name in obj._set:
-        value = getattr(obj, name)
-        many, _ = features[name]
-        if many:
-            kwargs[name] = [plain_to_ecore(v, made_from) for v in value]
-        else:
-            kwargs[name] = plain_to_ecore(value, made_from)
-    made = obj.eClass(**kwargs)
+    eclass = obj.eClass
+    made = builder.new(eclass)
     obj._ecore = made
+    for name in obj._set:
+        feature = builder.feature(eclass.findEStructuralFeature(name))
+        value = getattr(obj, name)
+        if feature.many:
+            builder.extend(made, feature, [_built(v, builder, made_from) for v in value], pair=True)
+        else:  # None too: set, as PyEcore's constructor sets every keyword it is given
+            builder.set(made, feature, _built(value, builder, made_from), pair=True)
     if made_from is not None:
         made_from(obj, made)
     return made

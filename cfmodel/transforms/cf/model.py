@@ -2,8 +2,8 @@
 
 `to_model(instances, metamodel)` makes one `EObject` per instance, in creation order (every
 instance is a root; relations are non-containment references set on both ends in the order
-the model gave them), with the light objects and holders of `cfmodel.metamodel.runtime.fastpath`
-that the readers make too, and the stable id of each object from its index keys
+the model gave them), by the runtime's one object builder (`cfmodel.metamodel.runtime.objects`: the light
+objects and holders the readers make too), and the stable id of each object from its index keys
 (docs/compiler.md, "Ids"). With ``release`` the instances' values move into the objects:
 afterwards each instance keeps its entity and place, not its values, so a large model does
 not hold its values twice.
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyecore.ecore import EEnum
 
-from cfmodel.metamodel.runtime import fastpath
+from cfmodel.metamodel.runtime.objects import Feature, ObjectBuilder
 from cfmodel.plugins import Unknown
 from cfmodel.project import MAIN_NAMESPACE
 from cfmodel.references import describe as describe_reference
@@ -111,57 +111,33 @@ class _Converter:
     def convert(self, instances: list[Instance], release: bool = False) -> list[EObject]:
         """Make the EObjects; with *release*, empty each instance's slots once copied.
 
-        Objects and single values are made light when `fastpath.LIGHT` (PyEcore's classes
-        and behaviour, less bookkeeping per object: `fastpath.light_class`, one slotted
-        holder per value), else by PyEcore's constructor with the serializers' direct
-        holder access. Either way the objects are new, so there is nobody to notify, and
-        the values were checked against the language's types (the serializers check them
-        again before writing). Every object ends as PyEcore's setters (without opposite
-        updates; the converter sets both ends itself) would leave it, ``_isset`` included.
+        The objects are made by the runtime's `ObjectBuilder` (light objects and holders when
+        PyEcore is laid out as `fastpath` knows it), as the readers make theirs: they are
+        new, so there is nobody to notify, and the values were checked against the
+        language's types (the serializers check them again before writing). Both ends of a
+        relation are set from the instances' own slots; every object ends as PyEcore's
+        setters would leave it, ``_isset`` and the inverse index included.
         """
-
-        light = fastpath.LIGHT and fastpath.RAW
         metamodel = self.metamodel
-        # per entity: its EClass, its light class (None: PyEcore's constructor), and per field
-        # (name, kind, feature, how, the feature's light holder class or None)
-        kinds: dict[int, tuple[Any, type | None, list[tuple[str, int, Any, str, type | None]]]] = {}
+        builder = ObjectBuilder()
+        # per entity: its EClass and per field (name, kind, feature as the builder takes it, how)
+        kinds: dict[int, tuple[Any, list[tuple[str, int, Feature, str]]]] = {}
         objects: list[EObject] = []
-        light_objects: list[EObject] = []
         by_instance: dict[int, EObject] = {}
-        new = object.__new__
-        h: Any
         for inst in instances:
             info = inst.info
             entry = kinds.get(id(info))
             if entry is None:
-                eclass = metamodel.eclass(info.entity)
-                cls = fastpath.light_class(eclass) if light else None
-                fields = [
-                    (name, k, f, how, fastpath.holder_class(f) if cls is not None and not f.many else None)
-                    for name, k, f, how in self.plan(info)
-                ]
-                entry = kinds[id(info)] = (eclass, cls, fields)
-            cls = entry[1]
-            if cls is None:
-                obj = fastpath.new_object(entry[0])
-            else:
-                obj = new(cls)
-                light_objects.append(obj)
+                fields = [(name, k, builder.feature(f), how) for name, k, f, how in self.plan(info)]
+                entry = kinds[id(info)] = (metamodel.eclass(info.entity), fields)
+            obj = builder.new(entry[0])
             objects.append(obj)
             by_instance[id(inst)] = obj
-        fastpath.register_all(light_objects)  # for EClass.allInstances(), as PyEcore's constructor does
+        builder.finish()  # for EClass.allInstances(), as PyEcore's constructor does
 
-        collection = fastpath.collection
-        add_item = fastpath.add_item
-        note_inverse = fastpath.note_inverse
         for inst, obj in zip(instances, objects, strict=True):
             slots = inst.slots
-            d = obj.__dict__
-            # A light object's _isset is made from its holders when first read (adding to a
-            # collection reads it); once made, a value set afterwards is noted in it at once,
-            # in the order PyEcore's setters would have noted it.
-            isset = d.get("_isset")
-            for name, kind, feature, how, holder in kinds[id(inst.info)][2]:
+            for name, kind, feature, how in kinds[id(inst.info)][1]:
                 slot = slots.get(name)
                 if slot is None:
                     continue
@@ -172,51 +148,18 @@ class _Converter:
                     if value is None or isinstance(value, Unknown) or is_reference(value):
                         continue  # not known at compile time (a reference: at deploy time)
                     if feature.many:
-                        items = collection(obj, feature)
-                        for item in value:
-                            if not isinstance(item, Unknown) and not is_reference(item):
-                                add_item(obj, feature, items, _value(feature, item, how))
-                        if isset is None:
-                            isset = d.get("_isset")
-                    elif holder is not None:
-                        h = new(holder)
-                        h.owner = obj
-                        h._value = _value(feature, value, how)
-                        d[feature._name] = h
-                        if isset is not None:
-                            isset[feature] = None
+                        known = [v for v in value if not isinstance(v, Unknown) and not is_reference(v)]
+                        builder.extend(obj, feature, [_value(feature.feature, v, how) for v in known])
                     else:
-                        fastpath.set_attribute(obj, feature, _value(feature, value, how))
+                        builder.set(obj, feature, _value(feature.feature, value, how))
                     continue
                 targets = instance_targets(slot)
                 if not targets:
                     continue
-                one_way = feature.eOpposite is None
                 if feature.many:
-                    items = collection(obj, feature)
-                    containment = feature.containment
-                    for target in targets:
-                        target_object = by_instance[id(target)]
-                        add_item(obj, feature, items, target_object, containment)
-                        if one_way:
-                            note_inverse(target_object, obj, feature)
-                    if isset is None:
-                        isset = d.get("_isset")
-                    continue
-                target_object = by_instance[id(targets[0])]
-                if holder is not None and not feature.containment:
-                    h = new(holder)
-                    h.owner = obj
-                    h._value = target_object
-                    d[feature._name] = h
-                    if isset is not None:
-                        isset[feature] = None
-                else:  # a containment also gives the target its container, as PyEcore's setter does
-                    fastpath.set_reference(obj, feature, target_object, containment=feature.containment)
-                    if isset is None:
-                        isset = d.get("_isset")
-                if one_way:
-                    note_inverse(target_object, obj, feature)
+                    builder.extend(obj, feature, [by_instance[id(target)] for target in targets])
+                else:
+                    builder.set(obj, feature, by_instance[id(targets[0])])
             if release:
                 inst.slots = _RELEASED
         return objects
