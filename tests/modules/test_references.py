@@ -4,18 +4,24 @@ A v1 module written here defines references as module code does (``from inmanta.
 import Reference, reference``; cfmodel's stand-in answers). The ids asserted are the ones
 inmanta-core 20.1 computes for the same references (std's ``std::Environment`` with the
 argument ``name``, recorded from ``inmanta export -j`` of std 8.7.5's own test model): the
-same reference has the same id in both exports. The real std's references are compared with
-inmanta-core by the module corpus (``tests/modules/test_agreement.py``).
+same reference has the same id in both exports; every kind of argument is serialized by
+both implementations and compared (`test_references_serialize_as_inmanta_core_serializes_them`).
+The real std's references are compared with inmanta-core by the module corpus
+(``tests/modules/test_agreement.py``).
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from cfmodel.transforms.cf.export import export_resources
+from tests.compat.inmanta import inmanta_python
 from tests.compiler.conftest import Project, error_of
+from tests.conftest import skip_or_fail
 
 PLUGINS = """
 from inmanta.plugins import plugin, allow_reference_values
@@ -210,3 +216,48 @@ def test_equal_references_are_equal_values(project: Project) -> None:
     main += 'refs::Box(name="b", config={"same": x, "other": y, "defined": ref is defined})\n'
     [box] = export_resources(project.write({"main.cf": main}).compile()).document
     assert box["config"] == {"same": True, "other": False, "defined": True}
+
+
+PEER_SCRIPT = """
+import json, sys
+if sys.argv[1] == "inmanta-core":
+    from inmanta import protocol
+    from inmanta.references import Reference, reference
+    serialized = lambda r: json.loads(protocol.json_encode(r.serialize()))
+else:
+    from cfmodel.references import Reference, reference
+    serialized = lambda r: r.serialize().model_dump()
+
+@reference("t::R")
+class R(Reference[str]):
+    def __init__(self, a, b=None, c=None, d=None):
+        super().__init__()
+        self.a, self.b, self.c, self.d = a, b, c, d
+
+inner = R("x")
+outer = R(1.5, {"k": [inner, 2], "q": "it's"}, inner, str)
+plain = R(True, [1, "a", None], {"n": {"m": 1.25}}, None)
+print(json.dumps([serialized(r) for r in (inner, outer, plain)], sort_keys=True))
+"""
+
+
+def test_references_serialize_as_inmanta_core_serializes_them() -> None:
+    """Every kind of argument (literal, json, JSON holding a reference, reference, python type):
+    the same document and ids as inmanta-core 20.1's own serialization."""
+    python = inmanta_python(create=True)
+    if python is None:
+        skip_or_fail("the reference compiler (inmanta-core 20.1) could not be installed in its venv")
+        return
+    repo = str(Path(__file__).resolve().parents[2])
+    runs = {
+        "cfmodel": [sys.executable, "-c", PEER_SCRIPT, "cfmodel"],
+        "inmanta-core": [str(python), "-c", PEER_SCRIPT, "inmanta-core"],
+    }
+    out = {
+        name: subprocess.run(
+            command, capture_output=True, text=True, check=True, env={"PYTHONPATH": repo}
+        ).stdout
+        for name, command in runs.items()
+    }
+    assert out["cfmodel"] == out["inmanta-core"]
+    assert '"type": "mjson"' in out["cfmodel"] and "\"$.'k'[0]\"" in out["cfmodel"]
