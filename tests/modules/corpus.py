@@ -8,7 +8,9 @@ are:
 
 * the models that the modules' own ``tests/`` compile: each ``project.compile(...)`` call
   of an sdist's test files whose model is a string literal (or a name assigned one in the
-  same function); f-strings and computed models are counted as not extractable.
+  same function), or an f-string of the test's ``@pytest.mark.parametrize`` parameters (one
+  case per row of a literal table); other f-strings and computed models are counted as not
+  extractable.
   pytest-inmanta's test module ``unittest`` (not published) is a v1 module in the
   project's ``libs/`` with an empty model and the files the test adds to it
   (``add_mock_file``); modules a test makes (``create_module``) are there too;
@@ -176,9 +178,14 @@ class Collected:
     skipped: dict[str, int]  # group -> compile calls whose model is not a literal
 
 
-def _string_of(node: ast.expr | None, assigned: dict[str, str]) -> str | None:
+Row = dict[str, object]  # a test's parameters (``@pytest.mark.parametrize``), by name
+
+
+def _string_of(node: ast.expr | None, assigned: dict[str, str], row: Row | None = None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.JoinedStr) and row is not None:
+        return _formatted(node, row)
     if isinstance(node, ast.Name):
         return assigned.get(node.id)
     if (
@@ -187,9 +194,55 @@ def _string_of(node: ast.expr | None, assigned: dict[str, str]) -> str | None:
         and node.func.attr == "strip"
         and not node.args
     ):
-        inner = _string_of(node.func.value, assigned)
+        inner = _string_of(node.func.value, assigned, row)
         return None if inner is None else inner.strip()
     return None
+
+
+_CONVERSIONS = {-1: lambda v: v, ord("s"): str, ord("r"): repr, ord("a"): ascii}
+
+
+def _formatted(node: ast.JoinedStr, row: Row) -> str | None:
+    """An f-string whose fields are names of the test's parameters, with this row's values."""
+    out: list[str] = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            out.append(part.value)
+            continue
+        if not isinstance(part, ast.FormattedValue) or not isinstance(part.value, ast.Name):
+            return None
+        if part.value.id not in row or part.conversion not in _CONVERSIONS:
+            return None
+        spec = "" if part.format_spec is None else _formatted(part.format_spec, row)
+        if spec is None:
+            return None
+        out.append(format(_CONVERSIONS[part.conversion](row[part.value.id]), spec))
+    return "".join(out)
+
+
+def _rows(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Row] | None:
+    """The parameter rows of ``@pytest.mark.parametrize("a,b", [(1, 2), ...])`` decorators (their
+    product), ``[{}]`` without one, None when a table is not literal."""
+    rows: list[Row] = [{}]
+    for decorator in function.decorator_list:
+        if not (
+            isinstance(decorator, ast.Call)
+            and isinstance(decorator.func, ast.Attribute)
+            and decorator.func.attr == "parametrize"
+            and len(decorator.args) >= 2
+        ):
+            continue
+        try:
+            names = ast.literal_eval(decorator.args[0])
+            table = ast.literal_eval(decorator.args[1])
+        except ValueError:
+            return None
+        keys = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        values = [item if len(keys) > 1 else (item,) for item in table]
+        if any(not isinstance(v, tuple | list) or len(v) != len(keys) for v in values):
+            return None
+        rows = [{**row, **dict(zip(keys, value, strict=True))} for row in rows for value in values]
+    return rows
 
 
 def _project_call(node: ast.AST, method: str) -> ast.Call | None:
@@ -204,12 +257,14 @@ def _project_call(node: ast.AST, method: str) -> ast.Call | None:
     return None
 
 
-def _argument(call: ast.Call, index: int, name: str, assigned: dict[str, str]) -> str | None:
+def _argument(
+    call: ast.Call, index: int, name: str, assigned: dict[str, str], row: Row | None = None
+) -> str | None:
     if len(call.args) > index:
-        return _string_of(call.args[index], assigned)
+        return _string_of(call.args[index], assigned, row)
     for keyword in call.keywords:
         if keyword.arg == name:
-            return _string_of(keyword.value, assigned)
+            return _string_of(keyword.value, assigned, row)
     return None
 
 
@@ -222,53 +277,81 @@ def _test_module(mocks: list[tuple[int, dict[str, bytes]]], line: int) -> dict[s
 
 
 def _compile_calls(tree: ast.Module) -> list[tuple[str, int, str | None, dict[str, bytes]]]:
-    """(test function, line, model text or None, extra files) for every ``project.compile(model)``.
+    """(test, line, model text or None, extra files) for every ``project.compile(model)``.
 
     The extra files are what the test gave pytest-inmanta's test module before the call
     (``project.add_mock_file(kind, name, text)``: ``libs/unittest/<kind>/<name>``) and the
     modules it made (``project.create_module(name, initcf=..., initpy=...)``), when literal.
+    A model that is an f-string of the test's parameters (``@pytest.mark.parametrize`` with a
+    literal table) is one model per row, the test named ``function[row]``; a model that two
+    calls of one row share (``if valid: compile(m) else: with raises: compile(m)``) counts once.
     """
     found: list[tuple[str, int, str | None, dict[str, bytes]]] = []
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        assigned: dict[str, str] = {}
-        mocks: list[tuple[int, dict[str, bytes]]] = []
-        for node in ast.walk(function):
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-            ):
-                text = _string_of(node.value, assigned)
-                if text is not None:
-                    assigned[node.targets[0].id] = text
-        for node in ast.walk(function):
-            mock = _project_call(node, "add_mock_file")
-            if mock is not None:
-                kind, name = _argument(mock, 0, "subdir", assigned), _argument(mock, 1, "name", assigned)
-                content = _argument(mock, 2, "content", assigned)
-                if kind and name and content is not None:
-                    made = {f"libs/unittest/{kind}/{name}": content.encode("utf-8")}
-                    mocks.append((mock.lineno, made))
-            create = _project_call(node, "create_module")
-            if create is not None:
-                module = _argument(create, 0, "name", assigned)
-                initcf = _argument(create, 1, "initcf", assigned) or ""
-                initpy = _argument(create, 2, "initpy", assigned) or ""
-                if module:
-                    made = {
-                        f"libs/{module}/module.yml": f"name: {module}\nlicense: ASL\nversion: 0.1\n".encode(),
-                        f"libs/{module}/model/_init.cf": textwrap.dedent(initcf).encode("utf-8"),
-                        f"libs/{module}/plugins/__init__.py": textwrap.dedent(initpy).encode("utf-8"),
-                    }
-                    mocks.append((create.lineno, made))
-        for node in ast.walk(function):
-            call = _project_call(node, "compile")
-            if call is not None and call.args:
-                model = _string_of(call.args[0], assigned)
-                found.append((function.name, call.lineno, model, _test_module(mocks, call.lineno)))
+        plain = _calls_in(function, None)
+        rows = _rows(function)
+        if rows is None or rows == [{}] or all(model is not None for _, model, _ in plain):
+            found.extend((function.name, line, model, files) for line, model, files in plain)
+            continue
+        per_row = [_calls_in(function, row) for row in rows]
+        for k, (line, model, files) in enumerate(plain):
+            if model is not None:
+                found.append((function.name, line, model, files))
+                continue
+            texts = [calls[k][1] for calls in per_row]
+            if any(text is None for text in texts):
+                found.append((function.name, line, None, files))
+                continue
+            for n, calls in enumerate(per_row):
+                if any(calls[j][1] == calls[k][1] and calls[j][2] == calls[k][2] for j in range(k)):
+                    continue
+                found.append((f"{function.name}[{n}]", line, calls[k][1], calls[k][2]))
     return sorted(found, key=lambda item: item[1])
+
+
+def _calls_in(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, row: Row | None
+) -> list[tuple[int, str | None, dict[str, bytes]]]:
+    """(line, model or None, extra files) of each ``project.compile`` in *function*, f-strings
+    rendered with *row* (None: only literal models)."""
+    assigned: dict[str, str] = {}
+    mocks: list[tuple[int, dict[str, bytes]]] = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            text = _string_of(node.value, assigned, row)
+            if text is not None:
+                assigned[node.targets[0].id] = text
+    for node in ast.walk(function):
+        mock = _project_call(node, "add_mock_file")
+        if mock is not None:
+            kind, name = (
+                _argument(mock, 0, "subdir", assigned, row),
+                _argument(mock, 1, "name", assigned, row),
+            )
+            content = _argument(mock, 2, "content", assigned, row)
+            if kind and name and content is not None:
+                mocks.append((mock.lineno, {f"libs/unittest/{kind}/{name}": content.encode("utf-8")}))
+        create = _project_call(node, "create_module")
+        if create is not None:
+            module = _argument(create, 0, "name", assigned, row)
+            initcf = _argument(create, 1, "initcf", assigned, row) or ""
+            initpy = _argument(create, 2, "initpy", assigned, row) or ""
+            if module:
+                made = {
+                    f"libs/{module}/module.yml": f"name: {module}\nlicense: ASL\nversion: 0.1\n".encode(),
+                    f"libs/{module}/model/_init.cf": textwrap.dedent(initcf).encode("utf-8"),
+                    f"libs/{module}/plugins/__init__.py": textwrap.dedent(initpy).encode("utf-8"),
+                }
+                mocks.append((create.lineno, made))
+    calls: list[tuple[int, str | None, dict[str, bytes]]] = []
+    for node in ast.walk(function):
+        call = _project_call(node, "compile")
+        if call is not None and call.args:
+            model = _string_of(call.args[0], assigned, row)
+            calls.append((call.lineno, model, _test_module(mocks, call.lineno)))
+    return calls
 
 
 # pytest-inmanta's test module, as the tests see it (its model is ours: empty).
