@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from cfmodel.cache import ParseCache
 from cfmodel.display import html_table, summary_repr
 from cfmodel.errors import CfUsageError, Diagnostic
+from cfmodel.grammars import nodes
 from cfmodel.project import ModuleInfo, Project, load_project
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf import refine
@@ -93,9 +94,11 @@ __all__ = [
     "import_ecore",
     "lift",
     "load",
+    "read_syntax_xmi",
     "request",
     "request_sequence",
     "resolve",
+    "syntax_xmi",
     "to_model",
     "trusted_facts",
     "write_json",
@@ -181,6 +184,20 @@ def lift(program: LinkedProgram, *, uri_base: str | None = None, spans: bool = F
     from cfmodel.transforms.cf.lift import lift as lift_program
 
     return lift_program(program, LiftOptions(uri_base=uri_base or DEFAULT_URI_BASE, spans=spans))
+
+
+def syntax_xmi(tree: nodes.Module) -> bytes:
+    """A file's syntax tree as XMI of ``program.ecore`` (`cfmodel parse --format xmi`)."""
+    from cfmodel.transforms.cf.program_model import to_xmi
+
+    return to_xmi(tree)
+
+
+def read_syntax_xmi(data: bytes, name: str = "<bytes>") -> nodes.Module:
+    """The syntax tree a program XMI document holds (the inverse of `syntax_xmi`)."""
+    from cfmodel.transforms.cf.program_model import from_xmi
+
+    return from_xmi(data, name)
 
 
 def to_model(instances: list[Instance], metamodel: DomainMetamodel) -> InstanceModel:

@@ -24,6 +24,12 @@ def cmd_parse(args: argparse.Namespace) -> int:
         warning = Diagnostic(Span(args.file, 1, 1, 1, 1), "file is empty", "empty-file", Severity.WARNING)
         print(warning.render(), file=sys.stderr)
     tree = parse_file(path, args.file, parse_cache(args))
+    if args.format == "xmi":
+        from cfmodel.pipeline import syntax_xmi  # not at startup (see commands/compile.py)
+
+        sys.stdout.flush()
+        sys.stdout.buffer.write(syntax_xmi(tree))
+        return 0
     sys.stdout.write(dump_module(tree))
     return 0
 
@@ -66,6 +72,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("parse", parents=[common], help="print the syntax tree of one .cf file")
     p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "--format",
+        choices=["text", "xmi"],
+        default="text",
+        help="text: the canonical dump (default); xmi: the tree as a model of program.ecore",
+    )
     p.set_defaults(func=cmd_parse)
 
     p = sub.add_parser(
