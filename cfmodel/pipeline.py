@@ -98,6 +98,9 @@ __all__ = [
     "request",
     "request_sequence",
     "resolve",
+    "syntax_model",
+    "syntax_model_dump",
+    "syntax_model_xmi",
     "syntax_xmi",
     "to_model",
     "trusted_facts",
@@ -198,6 +201,33 @@ def read_syntax_xmi(data: bytes, name: str = "<bytes>") -> nodes.Module:
     from cfmodel.transforms.cf.program_model import from_xmi
 
     return from_xmi(data, name)
+
+
+def syntax_model(path: Path, label: str | None = None) -> EObject:
+    """The tree of a bindings (``.bind``) or environments (``.cfenv``) file: a model of
+    the fixed ``bindings`` or ``environments`` metamodel (its spans stay in the parser's
+    side table)."""
+    if path.suffix == ".cfenv":
+        from cfmodel.grammars import environments
+
+        return environments.parse_file(path, label).root
+    from cfmodel.grammars import bindings as bindings_grammar
+
+    return bindings_grammar.parse_file(path, label).root
+
+
+def syntax_model_xmi(root: EObject) -> bytes:
+    """A bindings or environments tree as XMI of its metamodel."""
+    from cfmodel.serializers import xmi as xmi_format
+
+    return xmi_format.to_bytes([root])
+
+
+def syntax_model_dump(root: EObject) -> str:
+    """The canonical dump of a bindings or environments tree (`serializers.canonical`)."""
+    from cfmodel.serializers import canonical
+
+    return "\n".join(canonical.dump_objects([root])) + "\n"
 
 
 def to_model(instances: list[Instance], metamodel: DomainMetamodel) -> InstanceModel:

@@ -19,6 +19,8 @@ ORDER = 10
 
 def cmd_parse(args: argparse.Namespace) -> int:
     path = Path(args.file)
+    if path.suffix in (".bind", ".cfenv"):
+        return _parse_model(path, args)
     text = read_source(path, args.file, ".cf file")
     if not text.strip():
         warning = Diagnostic(Span(args.file, 1, 1, 1, 1), "file is empty", "empty-file", Severity.WARNING)
@@ -31,6 +33,21 @@ def cmd_parse(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(syntax_xmi(tree))
         return 0
     sys.stdout.write(dump_module(tree))
+    return 0
+
+
+def _parse_model(path: Path, args: argparse.Namespace) -> int:
+    """A bindings (``.bind``) or environments (``.cfenv``) file: its tree is already a
+    model of a fixed metamodel (``bindings``, ``environments``); xmi writes it, text
+    prints its canonical dump."""
+    from cfmodel.pipeline import syntax_model, syntax_model_dump, syntax_model_xmi  # not at startup
+
+    root = syntax_model(path, args.file)
+    if args.format == "xmi":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(syntax_model_xmi(root))
+    else:
+        sys.stdout.write(syntax_model_dump(root))
     return 0
 
 
@@ -70,13 +87,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("parse", parents=[common], help="print the syntax tree of one .cf file")
+    p = sub.add_parser(
+        "parse", parents=[common], help="print the syntax tree of one .cf (.bind, .cfenv) file"
+    )
     p.add_argument("file", metavar="FILE")
     p.add_argument(
         "--format",
         choices=["text", "xmi"],
         default="text",
-        help="text: the canonical dump (default); xmi: the tree as a model of program.ecore",
+        help="text: the canonical dump (default); xmi: the tree as a model (program.ecore; "
+        "bindings and environments files: their own metamodels)",
     )
     p.set_defaults(func=cmd_parse)
 

@@ -256,3 +256,21 @@ def parse_literal(codec: Codec, text: str, where: str) -> Any:
     except (ValueError, InvalidOperation, OverflowError) as exc:
         message = f"{where}: bad {codec.name} value {text!r}: {exc}"
         raise CfSerializationError(message, code="bad-value") from exc
+
+
+def make_packages_faithful(packages: Any) -> None:
+    """`make_faithful` for every data type of *packages* and their subpackages.
+
+    For plain PyEcore: PyEcore's own ``.ecore`` reader makes data types whose
+    ``from_string`` returns the text unchanged, so its XMI reader refuses ``port="443"``
+    for a ``java.lang.Long`` data type ("Expected type port(int), but got type str").
+    After this call on the packages PyEcore read (``resource.contents``), PyEcore's own
+    ``ResourceSet`` loads cfmodel's XMI with EMF's values.
+    """
+    todo = list(packages)
+    while todo:
+        package = todo.pop()
+        for classifier in getattr(package, "eClassifiers", ()):
+            if isinstance(classifier, EDataType):
+                make_faithful(classifier)
+        todo.extend(getattr(package, "eSubpackages", ()))

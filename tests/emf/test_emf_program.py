@@ -105,3 +105,42 @@ def test_a_model_that_is_no_program_tree_is_refused() -> None:
         read_syntax_xmi(data)
     assert exc.value.code == "bad-xmi"
     assert "literal 'one' is not a value of type 'int'" in str(exc.value)
+
+
+def _tree_files() -> list[Path]:
+    found = [*ROOT.glob("tests/bindings/data/**/*.bind"), *ROOT.glob("tests/bindings/data/**/*.cfenv")]
+    return sorted([*found, *ROOT.glob("examples/**/*.cfenv"), *ROOT.glob("examples/**/*.bind")])
+
+
+def test_bindings_and_environments_trees_as_models(emf: EmfChecker, tmp_path: Path) -> None:
+    from pyecore.resources import ResourceSet
+
+    from cfmodel.metamodel import bindings, environments
+    from cfmodel.pipeline import syntax_model, syntax_model_dump
+    from cfmodel.serializers import xmi
+    from cfmodel.serializers.base import register_packages
+
+    files = _tree_files()
+    assert len(files) >= 5 and {p.suffix for p in files} == {".bind", ".cfenv"}
+    metamodels = []
+    for package in (bindings.PACKAGE, environments.PACKAGE):
+        metamodels.append(tmp_path / f"{package.name}.ecore")
+        metamodels[-1].write_bytes(ecore.to_bytes(package))
+    written, dumps = [], {}
+    for index, path in enumerate(files):
+        target = tmp_path / f"tree{index:02d}.xmi"
+        result = run_cfmodel("parse", str(path), "--format", "xmi", cwd=tmp_path) if index == 0 else None
+        root = syntax_model(path)
+        target.write_bytes(result.stdout.encode("utf-8") if result is not None else xmi.to_bytes([root]))
+        written.append(target)
+        dumps[target.name] = syntax_model_dump(root)
+    assert run_cfmodel("parse", str(files[0]), cwd=tmp_path).stdout == dumps[written[0].name]
+    resaved = tmp_path / "emf"
+    resaved.mkdir()
+    report = emf.check(metamodels, written, resave_dir=resaved, dump=False)
+    assert report.clean, report.problems()[:5]
+    rset = ResourceSet()
+    register_packages(rset, [bindings.PACKAGE, environments.PACKAGE])
+    for target in written:
+        back = xmi.read(resaved / target.name, rset).roots
+        assert syntax_model_dump(back[0]) == dumps[target.name], target.name
