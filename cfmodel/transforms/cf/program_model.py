@@ -16,9 +16,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from pyecore.resources import ResourceSet
+
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.grammars import nodes
 from cfmodel.metamodel import program
+from cfmodel.serializers import xmi
+from cfmodel.serializers.base import register_packages
+from cfmodel.serializers.xmlsafe import XmlLimits
 
 _LITERAL_TYPES = {str: "string", bool: "bool", int: "int", float: "float", type(None): "null"}
 
@@ -236,8 +241,6 @@ MAX_DEPTH = 100_000
 
 def to_xmi(module: nodes.Module) -> bytes:
     """*module*'s tree as XMI of ``program.ecore`` (EMF loads it with that package)."""
-    from cfmodel.serializers import xmi  # lazy: only `cfmodel parse --format xmi` writes XMI
-
     return xmi.to_bytes([to_model(module)])
 
 
@@ -247,12 +250,6 @@ def from_xmi(data: bytes, name: str = "<bytes>") -> nodes.Module:
     Raises:
         CfSerializationError: unsafe or malformed XML, or not a program tree.
     """
-    from pyecore.resources import ResourceSet  # lazy: see to_xmi
-
-    from cfmodel.serializers import xmi
-    from cfmodel.serializers.base import register_packages
-    from cfmodel.serializers.xmlsafe import XmlLimits
-
     rset = ResourceSet()
     register_packages(rset, [program.PACKAGE])
     options = xmi.XmiOptions(limits=XmlLimits(max_depth=MAX_DEPTH))
