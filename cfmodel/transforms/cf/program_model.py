@@ -252,7 +252,11 @@ def from_xmi(data: bytes, name: str = "<bytes>") -> nodes.Module:
     """
     rset = ResourceSet()
     register_packages(rset, [program.PACKAGE])
-    options = xmi.XmiOptions(limits=XmlLimits(max_depth=MAX_DEPTH))
+    # Indentation is not content: the memory estimate of untrusted XMI counts runs of
+    # spaces as tokens, and a deep tree's indentation grows with the square of its depth.
+    indentation = sum(len(line) - len(line.lstrip(b" ")) for line in data.split(b"\n"))
+    limits = XmlLimits(max_depth=MAX_DEPTH, max_memory=XmlLimits().max_memory + 100 * indentation)
+    options = xmi.XmiOptions(limits=limits)
     roots = xmi.from_bytes(data, rset, name, options).roots
     if len(roots) != 1:
         raise _bad(f"{len(roots)} root objects, not one Module")
