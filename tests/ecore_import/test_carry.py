@@ -142,3 +142,23 @@ def test_a_broken_pragma_is_a_located_error(pragma: str, message: str, tmp_path:
     result = run_cfmodel("ecore", "export", str(project), "-o", str(tmp_path / "out"), cwd=tmp_path)
     assert result.returncode == 1
     assert f"{source}:{at + 1}:" in result.stderr and "[bad-ecore-pragma]" in result.stderr
+
+
+def test_a_changed_type_or_multiplicity_is_the_declarations(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    import_ecore([LIBRARY], project, name="library")
+    source = project / "libs" / "library" / "model" / "_init.cf"
+    text = source.read_text(encoding="utf-8")
+    assert "    int? pages = 100\n" in text and "Book.authors [1:] -- Writer.books [0:]\n" in text
+    text = text.replace("    int? pages = 100\n", '    string? pages = "many"\n')
+    source.write_text(text.replace("Book.authors [1:] --", "Book.authors [2:5] --"), encoding="utf-8")
+    library = read_ecore_files(
+        [p for p in lifted(project).write(tmp_path / "out") if p.name == "library.ecore"]
+    )[0]
+    book = library.getEClassifier("Book")
+    pages = book.findEStructuralFeature("pages")
+    assert (pages.eType.name, pages.defaultValueLiteral) == ("EString", "many")
+    authors = book.findEStructuralFeature("authors")
+    assert (authors.lowerBound, authors.upperBound) == (2, 5)
+    price = book.findEStructuralFeature("price")  # unchanged: still carried exactly
+    assert (price.eType.name, price.defaultValueLiteral) == ("EBigDecimal", "9.95")

@@ -281,6 +281,16 @@ def encode_package(package: EPackage, hidden: list[Any]) -> dict[str, Any]:
     return out
 
 
+# What a declaration's type says: taken from a pragma only while the declaration still
+# says what it said when the pragma was written (its "cf" key)
+TYPING = frozenset({"eGenericType", "lowerBound", "upperBound", "unique", "ordered", "defaultValueLiteral"})
+
+
+def end_signature(target: str, lower: int, upper: int | None) -> str:
+    """A relation end's target and multiplicity, as the pragma's "cf" key records them."""
+    return f"{target} [{lower}:{'' if upper is None else upper}]"
+
+
 def as_lifted(feature: Any, cf_type: str, cf_name: str) -> bool:
     """Whether lift makes exactly *feature* from its ``.cf`` declaration (then no pragma
     is needed): a plain ``string`` attribute, or a relation end, with bounds, order and
@@ -422,14 +432,19 @@ class Carrier:
 
     # -- applying to an element
 
-    def apply(self, element: Any, data: dict[str, Any], name: bool = True) -> None:
+    def apply(
+        self, element: Any, data: dict[str, Any], name: bool = True, keep: frozenset[str] = frozenset()
+    ) -> None:
         """Set what *data* carries on *element* (left-out keys: EMF's defaults); replace
         its annotations, type parameters, operations, literals and parameters; its type
-        and supertypes once references resolve. *name*: take the carried name too."""
+        and supertypes once references resolve. *name*: take the carried name too;
+        *keep*: keys whose value stays as lift made it (`TYPING` of a changed declaration)."""
         kind = kind_of(element)
         if name and "name" in data:
             element.name = self.text(data["name"])
         for key, default in _SCALARS.get(kind, ()):
+            if key in keep:
+                continue
             value = data.get(key, default)
             if key in ("nsURI", "nsPrefix") and key not in data:
                 continue  # a package's own (lifted) value stays
@@ -451,7 +466,11 @@ class Carrier:
         if isinstance(element, ETypeParameter):
             for bound in self.items(data, "eBounds"):
                 element.eBounds.append(self.generic(bound))
-        if isinstance(element, EAttribute | EReference | EOperation | EParameter) and "eGenericType" in data:
+        if (
+            isinstance(element, EAttribute | EReference | EOperation | EParameter)
+            and "eGenericType" in data
+            and "eGenericType" not in keep
+        ):
             self.typed(element, data["eGenericType"])
         if isinstance(element, EOperation):
             for parameter in self.items(data, "eParameters"):

@@ -736,8 +736,22 @@ class _Importer:
             note = f"{feature.name}: the default {feature.defaultValueLiteral!r} of a list is no value in .cf"
         elif feature.defaultValueLiteral is not None:
             default = self.default_literal(feature, type_text)
-        exact = carry.as_lifted(feature, type_text, name)
-        return Attribute(type_text, name, default, note, [] if exact else self.pragma(feature))
+        if carry.as_lifted(feature, type_text, name):
+            return Attribute(type_text, name, default, note)
+        data = {**carry.encode(feature, own_only=True), "cf": self.qualified(type_text, here)}
+        return Attribute(type_text, name, default, note, self.pragma(feature, data))
+
+    def qualified(self, text: str, here: NamespaceFile) -> str:
+        """A type or entity as ``.cf`` names it fully (how lift's program prints it)."""
+        base = text.rstrip("?").removesuffix("[]")
+        if "::" in base or base in _PRIMITIVE_SET or base in ("number", "any"):
+            return text
+        return f"{here.namespace}::{text}"
+
+    def end_signature(self, end: EReference, here: NamespaceFile) -> str:
+        """A relation end as ``.cf`` says it: target and multiplicity (`carry.end_signature`)."""
+        upper = None if end.upperBound in (-1, -2) else end.upperBound
+        return carry.end_signature(self.qualified(self.ref(end.eType, here), here), end.lowerBound, upper)
 
     def default_literal(self, feature: EAttribute, type_text: str) -> str | None:
         text = str(feature.defaultValueLiteral)
@@ -814,7 +828,10 @@ class _Importer:
         # a docstring goes to both ends: then both are carried, or neither
         if all(self.exact_target(e) and carry.as_lifted(e, "", _safe_name(e.name)) for e in both):
             ends = {}
-        ends = {key: carry.encode(e, own_only=True) for key, e in ends.items()}
+        ends = {
+            key: {**carry.encode(e, own_only=True), "cf": self.end_signature(e, here)}
+            for key, e in ends.items()
+        }
         pragma = self.pragma(feature, {"ends": ends}) if ends else []
         if opposite is not None and ends and not pragma:
             pragma = self.pragma(opposite, {"ends": ends})

@@ -74,7 +74,7 @@ from cfmodel.serializers.base import register_packages
 from cfmodel.serializers.validate import check_packages
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.conditions import ConstantError, NotChecked, evaluate
-from cfmodel.transforms.cf.ecore_carry import Carrier
+from cfmodel.transforms.cf.ecore_carry import TYPING, Carrier, end_signature
 from cfmodel.transforms.cf.ecore_carry import cf_name as carry_cf_name
 from cfmodel.transforms.cf.facets import EXTENDED_METADATA, facets_of
 from cfmodel.transforms.cf.unparse import to_source
@@ -499,14 +499,20 @@ class _Lifter:
             return text, span, ecorepaths.root_of(element)
 
         def apply(
-            element: Any, pragma: tuple[str, Span, Any] | None, cf_name: str, entity: bool = False
+            element: Any,
+            pragma: tuple[str, Span, Any] | None,
+            cf_name: str,
+            entity: bool = False,
+            signature: str | None = None,
         ) -> None:
             if pragma is None:
                 return
             data = carrier.load(*pragma)
             original = data.get("name")
             same = isinstance(original, str) and carry_cf_name(original, entity) == cf_name
-            carrier.apply(element, data, name=same)
+            # the declaration's type changed since the import: its type is the .cf's
+            keep = TYPING if signature is not None and data.get("cf", signature) != signature else frozenset()
+            carrier.apply(element, data, name=same, keep=keep)
 
         for namespace, package in self.packages.items():
             linked = self.program.namespaces.get(namespace)
@@ -534,7 +540,9 @@ class _Lifter:
             for attribute in entity.attributes.values():
                 feature = self.features.get(id(attribute))
                 if feature is not None and attribute.overrides is None and id(attribute) not in self.shared:
-                    apply(feature, found(attribute.span, feature), attribute.name)
+                    apply(
+                        feature, found(attribute.span, feature), attribute.name, signature=str(attribute.type)
+                    )
             for end in entity.relations.values():
                 pragma = found(end.span, eclass)
                 if pragma is None:
@@ -543,7 +551,9 @@ class _Lifter:
                 carried = ends.get(f"{entity.name}.{end.name}") if isinstance(ends, dict) else None
                 if isinstance(carried, dict):
                     same = isinstance(carried.get("name"), str) and carry_cf_name(carried["name"]) == end.name
-                    carrier.apply(self.features[id(end)], carried, name=same)
+                    signature = end_signature(end.target.qualified_name, end.lower, end.upper)
+                    keep = TYPING if carried.get("cf", signature) != signature else frozenset()
+                    carrier.apply(self.features[id(end)], carried, name=same, keep=keep)
         carrier.finish(self.roots)
         return names
 
