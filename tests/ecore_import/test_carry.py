@@ -162,3 +162,23 @@ def test_a_changed_type_or_multiplicity_is_the_declarations(tmp_path: Path) -> N
     assert (authors.lowerBound, authors.upperBound) == (2, 5)
     price = book.findEStructuralFeature("price")  # unchanged: still carried exactly
     assert (price.eType.name, price.defaultValueLiteral) == ("EBigDecimal", "9.95")
+
+
+def test_a_cfmodel_metamodel_edited_in_emf_is_carried_whole(tmp_path: Path) -> None:
+    from tests.lift.helpers import RICH
+
+    metamodel = lifted(RICH)
+    infra = next(root for root in metamodel.packages if root.name == "infra")
+    server = next(c for c in infra.eClassifiers if isinstance(c, EClass) and c.name == "Server")
+    operation = EOperation("reboot", EString)
+    operation.eParameters.append(EParameter("force", EString))
+    ecorepaths.add_operation(server, operation)  # what an EMF user might add
+    paths = metamodel.write(tmp_path / "ecore")
+    original = {p.name: p.read_bytes() for p in paths if p.name not in ("std.ecore", "__config__.ecore")}
+    import_ecore(paths, tmp_path / "project", name="rich")
+    assert "#@ecore" in (tmp_path / "project" / "libs" / "infra" / "model" / "_init.cf").read_text(
+        encoding="utf-8"
+    )
+    assert {
+        name: data for name, data in _exported(tmp_path / "project").items() if name in original
+    } == original

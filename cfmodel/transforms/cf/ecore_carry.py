@@ -167,6 +167,16 @@ def _scalar(element: Any, name: str) -> Any:
     return getattr(element, name)
 
 
+def emf_resolves_proxies(reference: Any) -> bool:
+    """``resolveProxies`` as EMF has it (PyEcore's own default is false)."""
+    return bool(_scalar(reference, "resolveProxies"))
+
+
+def emf_serializable(datatype: Any) -> bool:
+    """``serializable`` as EMF has it (PyEcore's own default is false)."""
+    return bool(_scalar(datatype, "serializable"))
+
+
 class Encoder:
     """JSON forms of elements, references relative to *home* (a root package)."""
 

@@ -855,9 +855,81 @@ def _package_of(element: Any) -> EPackage | None:
 
 
 def _made_by_cfmodel(root: EPackage) -> bool:
-    """Whether a metamodel was lifted by cfmodel (its namespace annotation says so):
-    then ``.cf`` says all of it and nothing is carried."""
-    return root.getEAnnotation(lf.NAMESPACE) is not None
+    """Whether a metamodel is as cfmodel lifts it (its namespace annotation, and nothing
+    lift never makes: operations, generics, containment, flags, foreign annotations, …):
+    then ``.cf`` says all of it and nothing is carried. A cfmodel metamodel edited in EMF
+    (an operation added, a reference made a containment) is carried whole."""
+    if root.getEAnnotation(lf.NAMESPACE) is None:
+        return False
+    return all(_as_lifted_package(p) for p in _packages(root))
+
+
+_LIFT_SOURCES = frozenset(
+    {
+        lf.GENMODEL,
+        lf.NAMESPACE,
+        lf.TYPE,
+        lf.DEFAULT,
+        lf.DEFAULTS,
+        lf.TYPEDEF,
+        lf.INDEX,
+        lf.RELATION,
+        lf.CONSTRUCTORS,
+        lf.ENUM,
+        lf.SHARED,
+        lf.SOURCE,
+        EXTENDED_METADATA,
+    }
+)
+_LIFT_TYPES = frozenset({"EString", "ELongObject", "EDoubleObject", "EBooleanObject"})
+_LIFT_JAVA = frozenset(java for _, java in lf.PRIMITIVE_TYPES.values())
+
+
+def _plain_annotations(element: Any) -> bool:
+    return all(
+        a.source in _LIFT_SOURCES and not a.contents and not a.references and not a.eAnnotations
+        for a in element.eAnnotations
+    )
+
+
+def _as_lifted_package(package: EPackage) -> bool:
+    if not _plain_annotations(package):
+        return False
+    for classifier in package.eClassifiers:
+        if not _plain_annotations(classifier) or classifier.eTypeParameters:
+            return False
+        if isinstance(classifier, EClass):
+            if not _as_lifted_class(classifier):
+                return False
+        elif isinstance(classifier, EEnum):
+            literals = list(classifier.eLiterals)
+            if any(
+                lit.value != i or lit.literal is None or lit.eAnnotations for i, lit in enumerate(literals)
+            ):
+                return False
+        elif classifier.instanceClassName not in _LIFT_JAVA or not carry.emf_serializable(classifier):
+            return False
+    return True
+
+
+def _as_lifted_class(eclass: EClass) -> bool:
+    if eclass.eOperations or eclass.eGenericSuperTypes or eclass.interface or eclass.instanceClassName:
+        return False
+    if eclass.abstract and eclass.getEAnnotation(lf.SHARED) is None:
+        return False
+    for f in eclass.eStructuralFeatures:
+        flags = (f.volatile, f.transient, f.unsettable, f.derived, not f.changeable, not f.ordered)
+        if any(flags) or f.eGenericType is not None or not _plain_annotations(f):
+            return False
+        etype = f.eType
+        if isinstance(f, EReference):
+            if f.containment or not carry.emf_resolves_proxies(f) or not f.unique:
+                return False
+        elif f.iD or etype is None or (
+            etype.ePackage is not None and etype.ePackage.nsURI == ECORE_NS and etype.name not in _LIFT_TYPES
+        ):
+            return False
+    return True
 
 
 def _multiplicity(feature: Any) -> str:
