@@ -925,8 +925,14 @@ def _as_lifted_class(eclass: EClass) -> bool:
         if isinstance(f, EReference):
             if f.containment or not carry.emf_resolves_proxies(f) or not f.unique:
                 return False
-        elif f.iD or etype is None or (
-            etype.ePackage is not None and etype.ePackage.nsURI == ECORE_NS and etype.name not in _LIFT_TYPES
+        elif (
+            f.iD
+            or etype is None
+            or (
+                etype.ePackage is not None
+                and etype.ePackage.nsURI == ECORE_NS
+                and etype.name not in _LIFT_TYPES
+            )
         ):
             return False
     return True
