@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from cfmodel.cache import ParseCache
+from cfmodel.cache import CacheSizeError, ParseCache
 from cfmodel.errors import CfLoadError, CfUsageError, Diagnostic, Span
 from cfmodel.inputs import load_json, load_yaml, read_text, yaml_problem
 
@@ -28,7 +28,10 @@ def parse_cache(args: argparse.Namespace) -> ParseCache | None:
     if getattr(args, "no_cache", False):
         return None
     cache_dir = getattr(args, "cache_dir", None)
-    return ParseCache(Path(cache_dir) if cache_dir else None)
+    try:
+        return ParseCache(Path(cache_dir) if cache_dir else None)
+    except CacheSizeError as exc:
+        raise CfUsageError(f"CFMODEL_CACHE_SIZE: {exc}") from exc
 
 
 def project_dir(args: argparse.Namespace) -> Path:
