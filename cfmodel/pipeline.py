@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.cache import ParseCache
-from cfmodel.display import html_table, summary_repr
+from cfmodel.display import InstanceList, attach_displays, html_table, summary_repr
 from cfmodel.errors import CfUsageError, Diagnostic
 from cfmodel.grammars import nodes
 from cfmodel.project import ModuleInfo, Project, load_project
@@ -245,7 +245,7 @@ def write_xmi(
 
     files = metamodel.ecore_files()
     files[f"{_file_name(name)}.xmi"] = xmi_bytes(model)  # everything made before anything is written
-    return atomic.write_files(directory, files)
+    return atomic.write_files(directory, files, owner="xmi export")
 
 
 def write_json(model: InstanceModel, file: Path | str) -> Path:
@@ -443,6 +443,7 @@ class CompileResult:
         """The derived metamodel with its lookups (the `lift` step)."""
         if self._metamodel is None:
             self._metamodel = lift(self.program)
+            attach_displays(self._metamodel.packages)  # a notebook shows each instance
         return self._metamodel
 
     @property
@@ -462,15 +463,19 @@ class CompileResult:
         """Every instance as a PyEcore object of the derived metamodel, in creation order."""
         return self.instance_model.objects
 
-    def instances(self, entity: str) -> list[EObject]:
-        """The PyEcore objects of *entity* (qualified, or a name only one namespace uses) and its subtypes."""
+    def instances(self, entity: str) -> InstanceList:
+        """The PyEcore objects of *entity* (qualified, or a name only one namespace uses) and its
+        subtypes: a list that a notebook shows as a table, a page at a time."""
         target = self._entity(entity)
         objects = self.model
-        return [
-            obj
-            for inst, obj in zip(self.raw_instances, objects, strict=True)
-            if target in inst.info.ancestors
-        ]
+        return InstanceList(
+            (
+                obj
+                for inst, obj in zip(self.raw_instances, objects, strict=True)
+                if target in inst.info.ancestors
+            ),
+            target.qualified_name,
+        )
 
     def _entity(self, name: str) -> p.EntityType:
         """An entity by qualified name, or by plain name: the main namespace's, else the only one."""

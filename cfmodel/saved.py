@@ -22,7 +22,7 @@ from typing import Any
 from pyecore.ecore import EObject, EPackage
 from pyecore.resources import ResourceSet
 
-from cfmodel.display import html_table, summary_repr
+from cfmodel.display import InstanceList, attach_displays, html_table, qualified_name, summary_repr
 from cfmodel.errors import CfLoadError
 from cfmodel.serializers import read
 from cfmodel.transforms.cf.ecore_import import read_ecore_files
@@ -46,9 +46,10 @@ class SavedModel:
             found[name] = found.get(name, 0) + 1
         return dict(sorted(found.items()))
 
-    def instances(self, class_name: str) -> list[EObject]:
-        """The objects of a class (qualified, ``web::Server``, or a plain name) and its subclasses."""
-        return [obj for obj in self.objects if _is_a(obj.eClass, class_name)]
+    def instances(self, class_name: str) -> InstanceList:
+        """The objects of a class (qualified, ``web::Server``, or a plain name) and its subclasses
+        (a list that a notebook shows as a table)."""
+        return InstanceList((obj for obj in self.objects if _is_a(obj.eClass, class_name)), class_name)
 
     def __repr__(self) -> str:
         return summary_repr(f"SavedModel {self.path.name}", self.counts())
@@ -73,16 +74,6 @@ def load_json(path: str | Path, metamodel: str | Path | Sequence[str | Path] | N
     return _load(Path(path), metamodel, "json")
 
 
-def qualified_name(eclass: Any) -> str:
-    """``web::services::Vhost`` for a class of package ``services`` inside ``web``."""
-    names = [str(eclass.name)]
-    package = eclass.ePackage
-    while package is not None:
-        names.insert(0, str(package.name))
-        package = package.eSuperPackage
-    return "::".join(names)
-
-
 def _is_a(eclass: Any, name: str) -> bool:
     return any(name in (klass.name, qualified_name(klass)) for klass in [eclass, *eclass.eAllSuperTypes()])
 
@@ -93,6 +84,7 @@ def _load(path: Path, metamodel: str | Path | Sequence[str | Path] | None, fmt: 
     ecore_files = _ecore_files(path, metamodel)
     rset = ResourceSet()
     packages = read_ecore_files(ecore_files, rset)
+    attach_displays(packages)
     document = read(path, rset, format=fmt)
     objects = list(_every_object(document.roots))
     return SavedModel(path, objects, dict(document.ids), packages, rset)

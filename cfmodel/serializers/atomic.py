@@ -17,6 +17,13 @@ Output: the target replaced in one step. Guarantees:
   between them leaves the old set beside the target, which the next run puts back. Where
   the target cannot be swapped at all (it is a mount point, its parent is not writable),
   the files are replaced one by one, each atomically (the previous behaviour).
+* A set written with an ``owner`` (an export: ``"xmi export"``, ``"ecore export"``) is
+  recorded in the directory's manifest, ``.cfmodel-manifest.json`` (for each owner, the
+  names it wrote last; sorted JSON, written in the same switch as the files). A file the
+  owner wrote last time and does not write now is left out of the new set, so a stale
+  file of an earlier export is gone in the same switch; files no owner wrote, and files
+  another owner still claims, are kept. A manifest that cannot be read is replaced and
+  removes nothing.
 * Leftovers of killed runs (temporary files, staged or old directories whose process is
   gone) are removed by the next write to the same place.
 * Any failure (a full disk, a read-only directory) leaves the old file or set untouched,
@@ -29,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import json
 import os
 import secrets
 import shutil
@@ -42,6 +50,8 @@ from cfmodel.errors import CfSerializationError, Span
 _STAGED = ".cfmodel-new-"
 _OLD = ".cfmodel-old-"
 _MAX_LINKED_ENTRIES = 100_000  # a target holding more foreign files is replaced file by file
+MANIFEST = ".cfmodel-manifest.json"
+_MANIFEST_FORMAT = "cfmodel-manifest/1"
 
 
 @contextlib.contextmanager
@@ -75,9 +85,11 @@ def write_bytes(target: Path | str, data: bytes) -> None:
         fh.write(data)
 
 
-def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
+def write_files(directory: Path | str, files: dict[str, bytes], owner: str | None = None) -> list[Path]:
     """Make `directory` hold `files` (name -> bytes) besides what it held, as one atomic
-    switch (see the module docstring); the paths written, in order."""
+    switch (see the module docstring); the paths written, in order. With an *owner*, the
+    files it wrote before and does not write now are removed in the same switch (the
+    manifest)."""
     given = Path(directory)
     target = given
     if target.is_symlink():
@@ -94,18 +106,21 @@ def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
         raise CfSerializationError(
             f"cannot write into {target}: it is not a directory", Span(str(target), 1, 1, 1, 2), code="io"
         )
+    stale: set[str] = set()
+    if owner is not None:
+        files, stale = _with_manifest(target, files, owner)
     staged = parent / f".{target.name}{_STAGED}{os.getpid()}-{secrets.token_hex(4)}"
     try:
         os.mkdir(staged, 0o700)
     except OSError as exc:
         if target.is_dir() and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            _write_one_by_one(target, files)  # the parent is not ours to write in
+            _write_one_by_one(target, files, stale)  # the parent is not ours to write in
             return written
         raise _io_error(target, exc) from exc
     try:
-        if target.is_dir() and not _link_others(target, staged, set(_top_names(files))):
+        if target.is_dir() and not _link_others(target, staged, set(_top_names(files)), stale):
             shutil.rmtree(staged, ignore_errors=True)
-            _write_one_by_one(target, files)
+            _write_one_by_one(target, files, stale)
             return written
         for name, data in files.items():
             _write_new(staged / name, data, target / name)
@@ -120,7 +135,7 @@ def write_files(directory: Path | str, files: dict[str, bytes]) -> list[Path]:
         shutil.rmtree(staged, ignore_errors=True)
         if isinstance(exc, OSError):
             if exc.errno in (errno.EBUSY, errno.EXDEV) and target.is_dir():
-                _write_one_by_one(target, files)  # a mount point cannot be swapped
+                _write_one_by_one(target, files, stale)  # a mount point cannot be swapped
                 return written
             raise _io_error(target, exc) from exc
         raise
@@ -174,18 +189,57 @@ def _top_names(files: dict[str, bytes]) -> list[str]:
     return [Path(name).parts[0] for name in files]
 
 
-def _link_others(target: Path, staged: Path, replaced: set[str]) -> bool:
-    """Hard-link every entry of *target* not being replaced into *staged*; False if too many."""
+def _with_manifest(target: Path, files: dict[str, bytes], owner: str) -> tuple[dict[str, bytes], set[str]]:
+    """*files* plus the updated manifest, and the names *owner* wrote last time but not now
+    (and no other owner claims)."""
+    sets = _read_manifest(target / MANIFEST)
+    before = set(sets.get(owner, []))
+    sets[owner] = sorted(files)
+    claimed = {name for other, names in sets.items() if other != owner for name in names}
+    stale = {name for name in before - set(files) - claimed if _is_relative_name(name)}
+    document = {"format": _MANIFEST_FORMAT, "owners": dict(sorted(sets.items()))}
+    manifest = (json.dumps(document, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    return {**files, MANIFEST: manifest}, stale
+
+
+def _read_manifest(path: Path) -> dict[str, list[str]]:
+    """The owners' sets of a manifest; empty when there is none or it is not one of ours."""
+    try:
+        with open(path, "rb") as stream:
+            document = json.loads(stream.read(16 * 1024 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not isinstance(document, dict) or document.get("format") != _MANIFEST_FORMAT:
+        return {}
+    owners = document.get("owners")
+    if not isinstance(owners, dict):
+        return {}
+    return {
+        str(owner): [name for name in names if isinstance(name, str)]
+        for owner, names in owners.items()
+        if isinstance(names, list)
+    }
+
+
+def _is_relative_name(name: str) -> bool:
+    """A name inside the directory: relative, no ``..``, not the manifest."""
+    parts = Path(name).parts
+    return bool(parts) and not Path(name).is_absolute() and ".." not in parts and name != MANIFEST
+
+
+def _link_others(target: Path, staged: Path, replaced: set[str], stale: set[str]) -> bool:
+    """Hard-link every entry of *target* not being replaced (nor *stale*) into *staged*;
+    False if too many."""
     count = 0
     for entry in os.scandir(target):
-        if entry.name in replaced or _is_ours_leftover(entry.name):
+        if entry.name in replaced or entry.name in stale or _is_ours_leftover(entry.name):
             continue
         source, copy = Path(entry.path), staged / entry.name
         if entry.is_symlink():
             os.symlink(os.readlink(source), copy)
             count += 1
         elif entry.is_dir():
-            count += _link_tree(source, copy)
+            count += _link_tree(source, copy, _inside(stale, entry.name))
         else:
             _link_or_copy(source, copy)
             count += 1
@@ -194,15 +248,23 @@ def _link_others(target: Path, staged: Path, replaced: set[str]) -> bool:
     return True
 
 
-def _link_tree(source: Path, copy: Path) -> int:
+def _inside(names: set[str], folder: str) -> set[str]:
+    """The names under *folder*, relative to it."""
+    prefix = folder + "/"
+    return {name[len(prefix) :] for name in names if name.startswith(prefix)}
+
+
+def _link_tree(source: Path, copy: Path, stale: set[str]) -> int:
     count = 0
     os.mkdir(copy, stat.S_IMODE(source.stat().st_mode) | 0o700)
     for entry in os.scandir(source):
+        if entry.name in stale:
+            continue
         child, child_copy = Path(entry.path), copy / entry.name
         if entry.is_symlink():
             os.symlink(os.readlink(child), child_copy)
         elif entry.is_dir():
-            count += _link_tree(child, child_copy)
+            count += _link_tree(child, child_copy, _inside(stale, entry.name))
         else:
             _link_or_copy(child, child_copy)
         count += 1
@@ -229,10 +291,22 @@ def _write_new(path: Path, data: bytes, previous: Path) -> None:
     os.chmod(path, _mode_for(previous))
 
 
-def _write_one_by_one(target: Path, files: dict[str, bytes]) -> None:
+def _write_one_by_one(target: Path, files: dict[str, bytes], stale: set[str]) -> None:
+    """Where the directory cannot be swapped: each file replaced atomically, then the stale
+    files removed, the manifest last (a run killed before it leaves the old manifest, so the
+    next run removes what is left)."""
+    manifest = files.get(MANIFEST)
     for name, data in files.items():
-        (target / name).parent.mkdir(parents=True, exist_ok=True)
-        write_bytes(target / name, data)
+        if name != MANIFEST:
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            write_bytes(target / name, data)
+    for name in sorted(stale):
+        path = target / name
+        if path.is_symlink() or path.is_file():
+            with contextlib.suppress(OSError):
+                path.unlink()
+    if manifest is not None:
+        write_bytes(target / MANIFEST, manifest)
 
 
 def _is_ours_leftover(name: str) -> bool:

@@ -351,7 +351,7 @@ class DomainMetamodel:
 
     def write(self, directory: Path | str) -> list[Path]:
         """Write every root package to ``<directory>/<name>.ecore`` (all made before any is written)."""
-        return atomic.write_files(directory, self.ecore_files())
+        return atomic.write_files(directory, self.ecore_files(), owner="ecore export")
 
 
 def package_namespace(package: EPackage) -> str:
