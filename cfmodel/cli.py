@@ -21,7 +21,7 @@ from typing import TextIO, cast
 
 from cfmodel import __version__
 from cfmodel.commands import Command, command_modules
-from cfmodel.console import DiagnosticStream, color_wanted
+from cfmodel.console import DiagnosticStream, Progress, color_wanted
 from cfmodel.errors import CfModelError, CfUsageError
 
 EXIT_OK, EXIT_USER_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -131,9 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
     stream = DiagnosticStream(stderr, color_wanted(stderr), quiet and not verbose)
     sys.stderr = cast("TextIO", stream)
+    shown = stream.isatty() and not quiet and getattr(args, "format", None) != "json"
+    args.progress = Progress(stream if shown else None)
     try:
         return run(args)
     finally:
+        args.progress.close()
         if verbose:
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             took = time.perf_counter() - started

@@ -135,13 +135,16 @@ def request(
     return run_request(path, dict(facts or {}), environment)
 
 
-def load(where: Path | RequestResult, cache: ParseCache | None = None) -> Project:
-    """The project of a directory, or of the environment a request selected."""
+def load(
+    where: Path | RequestResult, cache: ParseCache | None = None, progress: Progress | None = None
+) -> Project:
+    """The project of a directory, or of the environment a request selected (*progress*:
+    ``("loading", files, lines)`` after each file)."""
     if isinstance(where, Path):
-        return load_project(where, cache)
+        return load_project(where, cache, progress=progress)
     from cfmodel.transforms.environments.request import load_target
 
-    return load_target(where.target, cache)
+    return load_target(where.target, cache, progress)
 
 
 def bindings(
@@ -360,7 +363,7 @@ def compile_project(
         requested = request(Path(project_or_path), request_facts, environment)
         if requested is not None:
             warn(requested.warnings)
-        project = load(requested if requested is not None else Path(project_or_path), cache)
+        project = load(requested if requested is not None else Path(project_or_path), cache, progress)
     if requested is not None:
         request_facts = dict(requested.target.facts)
         if injector is None:
@@ -616,10 +619,15 @@ class Checked:
         return dump_project(self.project)
 
 
-def check(path: Path | str, cache: ParseCache | None = None) -> Checked:
-    """Load and resolve the project at *path* (names, types, relations), timed."""
+def check(path: Path | str, cache: ParseCache | None = None, progress: Progress | None = None) -> Checked:
+    """Load and resolve the project at *path* (names, types, relations), timed (*progress*:
+    ``loading`` with files and lines, then ``linking``)."""
     started = time.perf_counter()
-    project = load(Path(path), cache)
+    if progress is not None:
+        progress("loading", 0, 0)
+    project = load(Path(path), cache, progress)
+    if progress is not None:
+        progress("linking", 0, 0)
     program = resolve(project)
     return Checked(project, program, time.perf_counter() - started)
 

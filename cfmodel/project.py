@@ -36,7 +36,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,9 +224,13 @@ def _parse_project_settings(root: Path, settings_file: Path) -> tuple[str, list[
 class _Loader:
     """Breadth-first over imports, collecting every problem in `diagnostics`."""
 
-    def __init__(self, project: Project, cache: ParseCache | None) -> None:
+    def __init__(
+        self, project: Project, cache: ParseCache | None, progress: Callable[[str, int, int], None] | None
+    ) -> None:
         self.project = project
         self.cache = cache
+        self.progress = progress
+        self.lines = 0
         self.diagnostics = Diagnostics()
         self.seen: set[str] = set()
         self.queue: deque[tuple[str, Path, str]] = deque()
@@ -328,6 +332,9 @@ class _Loader:
             return
         lines = text.count("\n") + (not text.endswith("\n") and bool(text))
         self.project.namespaces[namespace] = Namespace(namespace, path, label, tree, lines)
+        self.lines += lines
+        if self.progress is not None:
+            self.progress("loading", len(self.project.namespaces), self.lines)
         for statement in tree.statements:
             if isinstance(statement, nodes.Import):
                 self.request(statement.name.text, statement.name.span)
@@ -339,8 +346,10 @@ def load_project(
     *,
     main: Path | None = None,
     module_path: Sequence[Path] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Project:
-    """Load the project at *path* and every namespace it imports.
+    """Load the project at *path* and every namespace it imports (*progress* is called with
+    ``("loading", files, lines)`` after each file).
 
     *main* (default ``<path>/main.cf``) and *module_path* (default: ``project.yml``'s
     ``modulepath``) let a caller that chose them already, such as an environment
@@ -363,7 +372,7 @@ def load_project(
     name, settings_path, named, notes = _read_project_settings(root)
     paths = list(module_path) if module_path is not None else settings_path
     project = Project(root, name, main_file, paths, named=named, notes=notes)
-    loader = _Loader(project, cache)
+    loader = _Loader(project, cache, progress)
     loader.run()
     loader.diagnostics.raise_if_errors()
     project.namespaces = dict(sorted(project.namespaces.items()))

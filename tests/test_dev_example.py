@@ -43,7 +43,14 @@ def test_dev_example_needs_only_python(tmp_path: Path) -> None:
     ]
     assert done.stdout.splitlines()[0].startswith("webshop: ok — 19 instances of 8 entities")
     exported = sorted(p.name for p in (clone / "build" / "webshop").iterdir())
-    assert exported == ["__config__.ecore", "shop.ecore", "std.ecore", "web.ecore", "webshop.xmi"]
+    assert exported == [
+        ".cfmodel-manifest.json",
+        "__config__.ecore",
+        "shop.ecore",
+        "std.ecore",
+        "web.ecore",
+        "webshop.xmi",
+    ]
     # a second run does only what is not done yet: no setup lines
     again = subprocess.run(
         ["./dev", "example"], cwd=clone, env=env, capture_output=True, text=True, check=False

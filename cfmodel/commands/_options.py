@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from cfmodel.cache import CacheSizeError, ParseCache
+from cfmodel.console import Progress
 from cfmodel.errors import CfLoadError, CfUsageError, Diagnostic, Span
 from cfmodel.inputs import load_json, load_yaml, read_text, yaml_problem
 
@@ -32,6 +33,13 @@ def parse_cache(args: argparse.Namespace) -> ParseCache | None:
         return ParseCache(Path(cache_dir) if cache_dir else None)
     except CacheSizeError as exc:
         raise CfUsageError(f"CFMODEL_CACHE_SIZE: {exc}") from exc
+
+
+def progress_of(args: argparse.Namespace) -> Progress:
+    """The command's progress line (`cfmodel.console.Progress`; one that shows nothing when
+    the command was not started by `cfmodel.cli.main`)."""
+    found = getattr(args, "progress", None)
+    return found if isinstance(found, Progress) else Progress(None)
 
 
 def project_dir(args: argparse.Namespace) -> Path:

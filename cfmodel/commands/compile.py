@@ -13,8 +13,9 @@ The request (``--fact``, ``--facts``, ``--environment``) is compiled as
 ``--environment``) the request sequence (`cfmodel.transforms.environments.request`) picks the
 environment, its main file and module path; the bindings give the injector that
 ``std::inject``, ``bind variables`` and ``bind parameters`` use. The request's warnings
-are printed to stderr as they happen. A progress line is shown on stderr while
-compiling, only when stderr is a terminal.
+are printed to stderr as they happen. On a terminal a progress line says each step:
+loading (files, lines), linking, evaluating (steps, instances), lifting the metamodel,
+making the model, writing (`cfmodel.console.Progress`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from cfmodel.commands._options import (
     output_file,
     parse_cache,
     print_warning,
+    progress_of,
 )
 
 ORDER = 20
@@ -46,57 +48,31 @@ ORDER = 20
 STAGES = ("request", "load", "resolve", "evaluate", "lift", "model")
 
 
-class ProgressLine:
-    """A one-line progress indicator on stderr (only when it is a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.last = 0.0
-        self.shown = False
-
-    def __call__(self, stage: str, done: int, instances: int) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.1 and stage == "evaluating":
-            return
-        self.last = now
-        text = f"cfmodel: {stage}"
-        if done:
-            text += f" — {done:,} steps, {instances:,} instances"
-        sys.stderr.write("\r\x1b[K" + text)
-        sys.stderr.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-            self.shown = False
-
-
 def compile_from_args(args: argparse.Namespace) -> Any:
     """Compile the project the arguments name, for the request they describe (facts, environment)."""
     from cfmodel.pipeline import compile_project
 
-    progress = ProgressLine(sys.stderr.isatty())
+    progress = progress_of(args)
+    return compile_project(
+        Path(args.project),
+        facts=facts_from_args(args),
+        environment=getattr(args, "environment", None),
+        progress=progress if progress.enabled else None,
+        cache=parse_cache(args),
+        keep_sources=False,
+        on_warning=lambda warning: print_warning(warning, args),
+    )
 
-    def warn(warning: Any) -> None:
-        progress.clear()
-        print_warning(warning, args)
 
-    try:
-        return compile_project(
-            Path(args.project),
-            facts=facts_from_args(args),
-            environment=getattr(args, "environment", None),
-            progress=progress,
-            cache=parse_cache(args),
-            keep_sources=False,
-            on_warning=warn,
-        )
-    finally:
-        progress.clear()
+def write_stages(result: Any, args: argparse.Namespace, target: Path) -> None:
+    """Make the metamodel and the model of *result* with the progress line saying so; the
+    writing step that follows is said as writing *target*."""
+    progress = progress_of(args)
+    progress("lifting the metamodel")
+    result.domain  # noqa: B018 - made now, under its own stage
+    progress("making the model")
+    result.instance_model  # noqa: B018
+    progress(f"writing {target}")
 
 
 def _done() -> int:
@@ -157,6 +133,7 @@ def cmd_xmi_export(args: argparse.Namespace) -> int:
     output = output_directory(args.output)  # a usage mistake is said before compiling
     result = compile_from_args(args)
     _warnings(result, args)
+    write_stages(result, args, output)
     written = result.save_xmi(output, validate=False)  # a fresh compile is valid
     for path in written:
         print(path)
@@ -167,6 +144,7 @@ def cmd_json_export(args: argparse.Namespace) -> int:
     output = output_file(args.output)
     result = compile_from_args(args)
     _warnings(result, args)
+    write_stages(result, args, output)
     result.save_json(output, validate=False)
     print(args.output)
     return _done()

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, output_directory, parse_cache
+from cfmodel.commands._options import add_project_argument, output_directory, parse_cache, progress_of
 
 ORDER = 60
 
@@ -24,12 +24,15 @@ ORDER = 60
 def cmd_export(args: argparse.Namespace) -> int:
     from cfmodel.pipeline import check, lift
 
-    checked = check(args.project, parse_cache(args))
+    output = output_directory(args.output)
+    progress = progress_of(args)
+    checked = check(args.project, parse_cache(args), progress if progress.enabled else None)
     for warning in checked.program.warnings:
         print(warning.render(), file=sys.stderr)
-    for path in lift(checked.program, uri_base=args.uri_base, spans=args.spans).write(
-        output_directory(args.output)
-    ):
+    progress("lifting the metamodel")
+    metamodel = lift(checked.program, uri_base=args.uri_base, spans=args.spans)
+    progress(f"writing {output}")
+    for path in metamodel.write(output):
         print(path)
     return 0
 

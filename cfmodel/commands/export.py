@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, add_request_options
+from cfmodel.commands._options import add_project_argument, add_request_options, progress_of
 from cfmodel.commands.compile import _done, _warnings, compile_from_args
 
 ORDER = 25
@@ -26,6 +26,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     result = compile_from_args(args)
     _warnings(result, args)
+    progress_of(args)("exporting the resources")
     exported = export_resources(result)
     for problem in exported.problems:
         print(f"warning: {problem}", file=sys.stderr)

@@ -8,7 +8,13 @@ import sys
 from pathlib import Path
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_format_option, add_project_argument, parse_cache, print_warning
+from cfmodel.commands._options import (
+    add_format_option,
+    add_project_argument,
+    parse_cache,
+    print_warning,
+    progress_of,
+)
 from cfmodel.dump import dump_module
 from cfmodel.errors import Diagnostic, Severity, Span
 from cfmodel.grammars.frontend import read_source
@@ -55,7 +61,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Load, parse and resolve (names, types, relations) a project; nothing is evaluated."""
     from cfmodel.pipeline import check
 
-    checked = check(args.project, parse_cache(args))
+    progress = progress_of(args)
+    checked = check(args.project, parse_cache(args), progress if progress.enabled else None)
     project, elapsed, modules = checked.project, checked.seconds, checked.modules
     for warning in checked.program.warnings:
         print_warning(warning, args)

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import quote
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, add_request_options
+from cfmodel.commands._options import add_project_argument, add_request_options, progress_of
 from cfmodel.commands.compile import _done, _warnings, compile_from_args
 from cfmodel.errors import CfUsageError
 from cfmodel.serializers import rdf
@@ -118,10 +118,12 @@ def cmd_rdf_export(args: argparse.Namespace) -> int:
         roots, options = model_document(args, metamodel, instances)  # streamed as it is written
         if output.parent != Path():
             output.parent.mkdir(parents=True, exist_ok=True)
+        progress_of(args)(f"writing {output}")
         rdf.write(output, roots, replace(options, format=fmt))
         print(output)
         return _done()
     triples, prefixes = model_triples(args, metamodel, instances)
+    progress_of(args)(f"writing {output}")
     data = rdf.serialize(triples, fmt, prefixes)
     from cfmodel.serializers import atomic
 

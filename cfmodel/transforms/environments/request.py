@@ -566,8 +566,13 @@ def _paths(paths: Sequence[Path]) -> str:
 # ============================================================================================
 
 
-def load_target(target: CompileTarget, cache: ParseCache | None = None) -> Project:
-    """Load the target's main file and every namespace it imports, with its module path.
+def load_target(
+    target: CompileTarget,
+    cache: ParseCache | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Project:
+    """Load the target's main file and every namespace it imports, with its module path
+    (*progress* as `load_project` takes it).
 
     Raises:
         CfLoadError: the main file is missing.
@@ -575,7 +580,9 @@ def load_target(target: CompileTarget, cache: ParseCache | None = None) -> Proje
     """
     if not target.main.is_file():
         raise CfLoadError(f"no such main file: {target.main}", None, "main-not-found")
-    project = load_project(target.project_dir, cache, main=target.main, module_path=target.module_path)
+    project = load_project(
+        target.project_dir, cache, main=target.main, module_path=target.module_path, progress=progress
+    )
     if not project.named:  # project.yml gives no name: the project is named after its environment
         project.name = target.environment
     return project
