@@ -50,7 +50,9 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
 
         facts = facts_from_args(args)
         environment = getattr(args, "environment", None)
-        result = compile_project(path, facts=facts, environment=environment, cache=cache)
+        progress = getattr(args, "progress", None)
+        shown = progress if progress is not None and progress.enabled else None
+        result = compile_project(path, facts=facts, environment=environment, cache=cache, progress=shown)
         return export_resources(result).graph(result.name)
     if suffix == ".mcl" or (
         path.is_dir() and ((path / "metadata.yaml").is_file() or (path / "main.mcl").is_file())

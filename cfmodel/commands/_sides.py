@@ -18,11 +18,18 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.cache import ParseCache
 from cfmodel.commands._graphs import json_list
+from cfmodel.console import Progress
 from cfmodel.errors import CfModelError, CfUsageError, Note
 
 
-def load_side(source: str, request: dict[str, Any], ecores: list[str], cache: ParseCache | None) -> Any:
-    """One side of a comparison (module docstring).
+def load_side(
+    source: str,
+    request: dict[str, Any],
+    ecores: list[str],
+    cache: ParseCache | None,
+    progress: Progress | None = None,
+) -> Any:
+    """One side of a comparison (module docstring); a project's compile says its steps to *progress*.
 
     Raises:
         CfUsageError: the source does not exist or is of no known kind.
@@ -35,7 +42,12 @@ def load_side(source: str, request: dict[str, Any], ecores: list[str], cache: Pa
         from cfmodel.transforms.diff import Objects
 
         result = compile_project(
-            path, facts=request["facts"], environment=request["environment"], cache=cache, keep_sources=False
+            path,
+            facts=request["facts"],
+            environment=request["environment"],
+            cache=cache,
+            keep_sources=False,
+            progress=progress,
         )
         exported = export_resources(result)  # before the model: the export reads the instances' values
         for problem in exported.problems:

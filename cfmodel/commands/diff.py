@@ -21,7 +21,7 @@ import sys
 from typing import Any
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import facts_from_args, parse_cache
+from cfmodel.commands._options import facts_from_args, parse_cache, progress_of
 from cfmodel.errors import CfModelError, CfUsageError
 
 ORDER = 47
@@ -50,9 +50,15 @@ def _run(args: argparse.Namespace) -> int:
         raise CfUsageError(
             "one model compared with itself: give B, or --left-…/--right-… options that differ"
         )
-    left = load_side(args.left, _request(args, "left"), args.ecore, parse_cache(args))
-    right = load_side(right_source, _request(args, "right"), args.ecore, parse_cache(args))
+    progress = progress_of(args)
+    shown = progress if progress.enabled else None
+    progress(f"reading {args.left}")
+    left = load_side(args.left, _request(args, "left"), args.ecore, parse_cache(args), shown)
+    progress(f"reading {right_source}")
+    right = load_side(right_source, _request(args, "right"), args.ecore, parse_cache(args), shown)
+    progress("comparing")
     comparison = diff(left, right, _label(args.left, args, "left"), _label(right_source, args, "right"))
+    progress("writing the differences")
     if args.format == "xmi":
         from cfmodel.serializers import xmi
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_request_options, parse_cache
+from cfmodel.commands._options import add_request_options, parse_cache, progress_of
 from cfmodel.errors import CfUsageError
 
 ORDER = 45
@@ -60,7 +60,10 @@ def cmd_graph(args: argparse.Namespace) -> int:
     fmt = output_format(args)
     if fmt == "png" and not args.output:
         raise CfUsageError("a PNG needs an output file (-o FILE.png)")
+    progress = progress_of(args)
+    progress(f"reading {args.source}")
     graph = load_graph(args.source, args, parse_cache(args))
+    progress("drawing the graph")
     if args.agent:
         graph = agent_subgraph(graph, args.agent, neighbours=args.neighbours)
     if args.reduce:
