@@ -185,7 +185,7 @@ def instance_html(obj: Any) -> str:
         for target in targets:
             parts.append(_related_html(target) if size < HTML_BUDGET else html.escape(label(target)) + "<br>")
             size += len(parts[-1])
-        cell = "".join(parts) or "null"
+        cell = "".join(parts) or ("[]" if f.many else "null")
         if total > len(targets):
             cell += f"… {total - len(targets)} more"
         rows.append(f"<tr><td>{html.escape(f.name)} →</td><td>{cell}</td></tr>")

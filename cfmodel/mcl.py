@@ -52,6 +52,9 @@ class Checked:
         """The unified type of an expression of the program (one that runs)."""
         return self.typing.type_of(expr)
 
+    def __repr__(self) -> str:  # bounded: the fields hold the whole program
+        return f"<Checked {self.program.file}: {len(self.program.statements)} statements>"
+
 
 @dataclass
 class Compiled(Checked):
@@ -60,6 +63,13 @@ class Compiled(Checked):
 
     output: Output = field(default_factory=Output)
     graph: ResourceGraph = field(default_factory=ResourceGraph)
+
+    def __repr__(self) -> str:  # bounded: the fields hold the whole program
+        return f"<Compiled {self.program.file}: {self.graph._size()}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the resource graph as a table (``cfmodel.graph_picture(compiled.graph)`` draws it)."""
+        return self.graph._repr_html_()
 
 
 def main_file(path: str | Path) -> Path:

@@ -25,6 +25,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from cfmodel.display import MAX_CELL, clip
 from cfmodel.errors import CfSerializationError, CfSyntaxError, CfUsageError, Span
 from cfmodel.serializers import rdf
 
@@ -188,14 +189,20 @@ class QueryResult:
             return f"{best[0]}:{c.text[len(best[1]) :]}" if best else f"<{c.text}>"
         return " ".join(c.text.split("\n")) if "\n" in c.text else c.text
 
+    def __repr__(self) -> str:  # bounded: a result may hold a million rows
+        if self.boolean is not None:
+            return f"<QueryResult: {'yes' if self.boolean else 'no'}>"
+        rows = f"{len(self.rows):,} row{'' if len(self.rows) == 1 else 's'}"
+        return clip(f"<QueryResult: {rows} of {', '.join(self.variables)}>", MAX_CELL)
+
     def _repr_html_(self) -> str:  # Jupyter: a bounded table
         from html import escape
 
         if self.boolean is not None:
             return f"<p>{'yes' if self.boolean else 'no'}</p>"
-        head = "".join(f"<th>{escape(v)}</th>" for v in self.variables)
+        head = "".join(f"<th>{escape(clip(v))}</th>" for v in self.variables)
         body = "".join(
-            "<tr>" + "".join(f"<td>{escape(self.short(c))}</td>" for c in row) + "</tr>"
+            "<tr>" + "".join(f"<td>{escape(clip(self.short(c)))}</td>" for c in row) + "</tr>"
             for row in self.rows[:200]
         )
         more = f"<p>… {len(self.rows) - 200} more rows</p>" if len(self.rows) > 200 else ""

@@ -147,3 +147,25 @@ def test_pages(result: cfmodel.CompileResult) -> None:
     assert repr(objects.page(9)) == "<every: none>"
     with pytest.raises(ValueError, match="numbered from 1"):
         objects.page(0)
+
+
+def test_the_areas_displays_are_bounded_too() -> None:
+    from cfmodel.metamodel.resource_graph import Edge, EdgeKind, Resource, ResourceGraph
+    from cfmodel.serializers.dot import Picture
+    from cfmodel.sparql import Cell, QueryResult
+
+    graph = ResourceGraph("big", "mcl")
+    for n in range(20_000):
+        graph.resources[f"file[{n}]"] = Resource(
+            f"file[{n}]", "file", str(n), attributes={"content": "x" * 1000}
+        )
+    graph.edges.extend(Edge(EdgeKind.BEFORE, f"file[{n}]", f"file[{n + 1}]") for n in range(19_999))
+    assert repr(graph) == "<ResourceGraph big (mcl): 20,000 resources, 19,999 edges>"
+    assert len(graph._repr_html_()) < 20_000 and "… 19950 more rows" in graph._repr_html_()
+    result = QueryResult(["a", "b"], [(Cell("literal", "<" * 10_000), None)] * 50_000)
+    assert repr(result) == "<QueryResult: 50,000 rows of a, b>"
+    page = result._repr_html_()
+    assert len(page) < 300_000 and "&lt;" in page and "<<" not in page
+    assert repr(Picture("digraph {" + "a -> b;" * 100_000 + "}")) == (
+        "<Picture: DOT text of 700,010 characters; a notebook shows it as SVG>"
+    )

@@ -4,6 +4,7 @@ outputs are there and well formed: not only "no exception"."""
 from __future__ import annotations
 
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,15 @@ def execute(name: str) -> list[dict[str, Any]]:
     cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert all(not any(o.output_type == "error" for o in cell.outputs) for cell in cells)
     return [_result(cell) for cell in cells]
+
+
+def well_formed(markup: str) -> str:
+    """*markup* (an HTML fragment or an SVG document), after checking that it parses as XML."""
+    if markup.lstrip().startswith("<?xml"):
+        ET.fromstring(markup.encode("utf-8"))
+    else:
+        ET.fromstring(f"<root>{markup}</root>")
+    return markup
 
 
 def _result(cell: Any) -> dict[str, Any]:
@@ -58,3 +68,80 @@ def test_the_walkthrough_shows_its_rich_outputs() -> None:
     svg = diagram["image/svg+xml"]
     assert svg.lstrip().startswith("<?xml") or svg.lstrip().startswith("<svg")
     assert "Server" in svg and "</svg>" in svg
+
+
+def test_the_bindings_notebook_explains_its_answers() -> None:
+    workers, explained, elsewhere, explained_elsewhere = execute("bindings.ipynb")
+    assert workers["text/plain"] == "16"
+    assert explained["text/plain"] == '<Explanation Data "web::workers" = 16: 2 candidates>'
+    page = well_formed(explained["text/html"])
+    assert page.startswith('<pre class="cfmodel">Data &quot;web::workers&quot; = 16\n')
+    assert (
+        "  winner: ../environments/production/bindings/default.bind:3:27 bind 16 "
+        "(bindings default, layer &quot;site&quot;, category datacenter &quot;ams&quot;)\n"
+        "  shadowed: ../environments/production/bindings/default.bind:2:3 bind 8"
+    ) in page
+    assert elsewhere["text/plain"] == "(8, None)"
+    assert "  winner: ../environments/production/bindings/default.bind:2:3 bind 8" in well_formed(
+        explained_elsewhere["text/html"]
+    )
+
+
+def test_the_environments_notebook_shows_the_request_and_the_instances() -> None:
+    request, names, result, servers, server = execute("environments.ipynb")
+    assert request["text/plain"] == "<RequestResult: environment 'production' (1 fact, 9 steps)>"
+    chain = well_formed(request["text/html"])
+    assert chain.startswith('<div class="cfmodel"><strong>request: environment production</strong>')
+    assert "<tr><td>5</td><td>$environment</td><td>set by the file to &#x27;production&#x27;</td>" in chain
+    assert "<td>../environments/environments.cfenv:25:14</td>" in chain
+    assert names["text/plain"] == "('production', 'hotfix', 'hotfix')"
+    assert "<tr><td>web::Server</td><td>3</td></tr>" in well_formed(result["text/html"])
+    assert servers["text/plain"] == (
+        "<web::Server: 3 instances (web::Server web1.example.com, web::Server web2.example.com, "
+        "web::Server web3.example.com)>"
+    )
+    assert (
+        "<tr><td>3</td><td>web::Server web3.example.com</td><td>web3.example.com</td>"
+        "<td>80</td><td>8</td><td>true</td></tr>"
+    ) in well_formed(servers["text/html"])
+    assert server["text/plain"].splitlines()[:2] == [
+        "web::Server web1.example.com",
+        "  name = web1.example.com",
+    ]
+    assert (
+        "<tr><td>balancer →</td><td><details><summary>web::LoadBalancer lb.example.com</summary>"
+        "<table><tbody><tr><td>name</td><td>lb.example.com</td></tr><tr><td>port</td><td>443</td></tr>"
+    ) in well_formed(server["text/html"])
+
+
+def test_the_mcl_notebook_draws_its_graph() -> None:
+    if shutil.which("dot") is None:
+        skip_or_fail("Graphviz is not installed (apt-get install graphviz; see scripts/system-packages.txt)")
+    compiled, resources, picture = execute("mcl.ipynb")
+    assert compiled["text/plain"] == "<Compiled ../mcl/main.mcl: 3 resources, 2 edges>"
+    assert (
+        "<tr><td>pkg[nginx]</td><td></td><td>file[/etc/nginx/conf.d/site.conf]</td></tr>"
+        "<tr><td>file[/etc/nginx/conf.d/site.conf]</td><td></td><td>svc[nginx]</td></tr>"
+    ) in well_formed(compiled["text/html"])
+    assert (
+        "('file',\n  '/etc/nginx/conf.d/site.conf',\n  {'state': 'exists', 'content': 'server { listen 8080; }\\n'})"
+        in (resources["text/plain"])
+    )
+    assert picture["text/plain"].startswith("<Picture: DOT text of ")
+    svg = ET.fromstring(well_formed(picture["image/svg+xml"]).encode("utf-8"))
+    titles = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")}
+    assert {"pkg[nginx]", "file[/etc/nginx/conf.d/site.conf]", "svc[nginx]"} <= titles
+    assert "pkg[nginx]->file[/etc/nginx/conf.d/site.conf]" in titles
+
+
+def test_the_rdf_notebook_queries_the_model() -> None:
+    answer, values, classes, checks = execute("rdf.ipynb")
+    assert answer["text/plain"] == "<QueryResult: 2 rows of name, port, tls>"
+    assert well_formed(answer["text/html"]) == (
+        "<table><tr><th>name</th><th>port</th><th>tls</th></tr>"
+        "<tr><td>web1.example.com</td><td>80</td><td>true</td></tr>"
+        "<tr><td>web2.example.com</td><td>80</td><td>false</td></tr></table>"
+    )
+    assert values["text/plain"] == "[('web1.example.com', 80, True), ('web2.example.com', 80, False)]"
+    assert "<tr><td>web:Server</td><td>2</td></tr>" in well_formed(classes["text/html"])
+    assert checks["text/plain"] == "(True, True)"

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from cfmodel.display import html_table
 from cfmodel.errors import Span
 from cfmodel.metamodel import graph as gm
 
@@ -139,6 +140,23 @@ class ResourceGraph:
         for edge in self.edges:
             after[edge.source].append(edge.target)
         return after
+
+    def __repr__(self) -> str:  # bounded: a graph may hold a hundred thousand resources
+        return f"<ResourceGraph {self.name or '(unnamed)'} ({self.language or '?'}): {self._size()}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the resources and what runs after each, a bounded table (the picture is
+        ``cfmodel.graph_picture(graph)``)."""
+        after = self.successors()
+        rows = [
+            (r.id, r.agent or "", ", ".join(after[r.id][:10]) + (" …" if len(after[r.id]) > 10 else ""))
+            for r in self.resources.values()
+        ]
+        title = f"{self.name or 'resource graph'}: {self._size()}"
+        return html_table(title, ("resource", "agent", "then"), rows)
+
+    def _size(self) -> str:
+        return f"{len(self.resources):,} resources, {len(self.edges):,} edges"
 
 
 # ---- values ---------------------------------------------------------------------------------

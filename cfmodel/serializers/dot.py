@@ -268,6 +268,9 @@ class Picture:
     def _repr_svg_(self) -> str:
         return self.svg()
 
+    def __repr__(self) -> str:  # bounded: the DOT text of a large graph is megabytes
+        return f"<Picture: DOT text of {len(self.dot):,} characters; a notebook shows it as SVG>"
+
     def write(self, path: Path | str) -> None:
         """Write by extension: ``.dot``/``.gv`` (the text), ``.svg``, ``.png``; atomically.
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Protocol
 
 from cfmodel.cache import ParseCache
+from cfmodel.display import html_table
 from cfmodel.errors import CfCompileError, CfLoadError, Diagnostic, Diagnostics, Severity, Span
 from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.grammars.bindings import parse_file as parse_bindings_file
@@ -254,6 +255,18 @@ class RequestResult:
     def explain(self) -> str:
         """The chain, one numbered step per line."""
         return "\n".join(step.render(i) for i, step in enumerate(self.steps, 1))
+
+    def __repr__(self) -> str:  # bounded: the fields hold the whole catalog and injector
+        facts = f"{len(self.facts)} fact{'' if len(self.facts) == 1 else 's'}"
+        return f"<RequestResult: environment {self.environment.name!r} ({facts}, {len(self.steps)} steps)>"
+
+    def _repr_html_(self) -> str:  # Jupyter: the chain as a table (bounded, escaped)
+        rows = [
+            (number, step.name, step.message, step.span.start() if step.span is not None else "")
+            for number, step in enumerate(self.steps, 1)
+        ]
+        title = f"request: environment {self.environment.name}"
+        return html_table(title, ("#", "step", "what", "where"), rows)
 
     def to_model(self) -> ModelObject:
         """The request as an ``environments`` ``Request`` (exportable as XMI or JSON)."""

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cfmodel.display import clip
 from cfmodel.errors import Diagnostic, Span
 from cfmodel.transforms.bindings.compose.combinators import combine
 from cfmodel.transforms.bindings.compose.entries import Entry, option_value, sort_key
@@ -60,6 +61,10 @@ class Explanation:
 
     def _repr_html_(self) -> str:  # Jupyter: the explanation as text, escaped (it is bounded by the model)
         return f'<pre class="cfmodel">{html.escape(self.render())}</pre>'
+
+    def __repr__(self) -> str:  # one line; ``render()`` is the whole account
+        candidates = f"{len(self.candidates)} candidate{'' if len(self.candidates) == 1 else 's'}"
+        return clip(f"<Explanation {self.key} = {self.value}: {candidates}>")
 
     @property
     def winner(self) -> Candidate | None:
