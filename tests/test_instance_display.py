@@ -169,3 +169,41 @@ def test_the_areas_displays_are_bounded_too() -> None:
     assert repr(Picture("digraph {" + "a -> b;" * 100_000 + "}")) == (
         "<Picture: DOT text of 700,010 characters; a notebook shows it as SVG>"
     )
+
+
+def test_a_large_comparison_displays_bounded() -> None:
+    from cfmodel.transforms.diff.model import Comparison, ObjectDiff, ValueChange
+
+    objects = [
+        ObjectDiff("changed", f"Host[{n}]", "Host", [ValueChange("port", n, n + 1)]) for n in range(5000)
+    ]
+    comparison = Comparison("before", "after", objects=objects)
+    assert repr(comparison) == "<Comparison before → after: 0 added, 0 removed, 5,000 changed>"
+    page = comparison._repr_html_()
+    assert len(page) < 100_000 and "Host[49]" in page and "Host[50]" not in page
+    assert page.endswith(
+        "<p>The first 50 differences of each kind are shown, 4,950 are not (in all: 0 added, 0 removed, "
+        "5,000 changed); <code>print(comparison)</code> shows them all.</p>"
+    )
+    assert "Host[4999]" in str(comparison)
+    assert repr(Comparison("a", "b")) == "<Comparison a → b: equal>"
+
+
+def test_one_entity_as_a_class_diagram(result: cfmodel.CompileResult) -> None:
+    import re
+
+    from cfmodel.errors import CfUsageError
+
+    picture = cfmodel.class_diagram(result.metamodel, entity="web::Server")
+    drawn = sorted(set(re.findall(r'^\s*"([\w:]+)" \[label=<', picture.dot, re.M)))
+    # the class, its parents, what its relations reach and what reaches it
+    assert drawn == [
+        "std::Entity",
+        "web::Certificate",
+        "web::LoadBalancer",
+        "web::Machine",
+        "web::Server",
+        "web::services::Vhost",
+    ]
+    with pytest.raises(CfUsageError, match="no class named 'web::Nope' in the metamodel"):
+        cfmodel.class_diagram(result.metamodel, entity="web::Nope")

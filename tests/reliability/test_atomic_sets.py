@@ -43,6 +43,9 @@ def _visible(directory: Path) -> dict[str, bytes]:
 def _leftovers(out: Path) -> list[str]:
     beside = [p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.")]
     inside = [p.name for p in out.iterdir() if p.name.startswith(".")] if out.is_dir() else []
+    inside = [
+        name for name in inside if name != ".cfmodel-manifest.json"
+    ]  # the export's record, not a leftover
     return beside + inside
 
 

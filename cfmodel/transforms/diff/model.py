@@ -16,9 +16,10 @@ literals by name).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from cfmodel.display import MAX_ROWS, clip
 from cfmodel.metamodel import diff as dm
 from cfmodel.transforms.diff import render
 
@@ -107,7 +108,29 @@ class Comparison:
         return root
 
     def _repr_html_(self) -> str:
-        return render.to_html(self, fragment=True)
+        """Jupyter: `render.to_html`'s table, at most `MAX_ROWS` differences of each kind
+        (``print(comparison)`` and ``cfmodel diff --format html`` show them all)."""
+        shown = replace(
+            self,
+            objects=self.objects[:MAX_ROWS],
+            resources=self.resources[:MAX_ROWS],
+            edges=self.edges[:MAX_ROWS],
+        )
+        page = render.to_html(shown, fragment=True)
+        hidden = (len(self.objects) + len(self.resources) + len(self.edges)) - (
+            len(shown.objects) + len(shown.resources) + len(shown.edges)
+        )
+        if hidden:
+            counts = ", ".join(f"{n:,} {change}" for change, n in self.counts().items())
+            page += (
+                f"<p>The first {MAX_ROWS} differences of each kind are shown, {hidden:,} are not "
+                f"(in all: {counts}); <code>print(comparison)</code> shows them all.</p>"
+            )
+        return page
+
+    def __repr__(self) -> str:  # bounded: ``str()`` is the whole text
+        counts = ", ".join(f"{n:,} {change}" for change, n in self.counts().items())
+        return clip(f"<Comparison {self.left} → {self.right}: {'equal' if self.equal else counts}>")
 
     def __str__(self) -> str:
         return render.to_text(self)

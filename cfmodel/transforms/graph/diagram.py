@@ -41,20 +41,33 @@ HIDDEN_BY_DEFAULT = ("std",)
 
 
 def class_diagram(
-    packages: Iterable[EPackage], include_std: bool = False, title: str = "metamodel"
+    packages: Iterable[EPackage],
+    include_std: bool = False,
+    title: str = "metamodel",
+    entity: str | None = None,
 ) -> Picture:
-    """The class diagram of ``packages`` as a ``Picture`` (module docstring)."""
-    return Picture.of(class_document(packages, include_std, title))
+    """The class diagram of ``packages`` as a ``Picture`` (module docstring); with *entity*
+    (a qualified name, ``web::Server``), that class and its neighbours only: its parents, the
+    classes its relations reach and the classes whose relations reach it."""
+    return Picture.of(class_document(packages, include_std, title, entity))
 
 
 def class_document(
-    packages: Iterable[EPackage], include_std: bool = False, title: str = "metamodel"
+    packages: Iterable[EPackage],
+    include_std: bool = False,
+    title: str = "metamodel",
+    entity: str | None = None,
 ) -> DotGraph:
-    """The class diagram of ``packages`` as a DOT document (module docstring)."""
-    shown = [
-        p for p in _all_packages(packages) if include_std or package_namespace(p) not in HIDDEN_BY_DEFAULT
-    ]
+    """The class diagram of ``packages`` as a DOT document (see `class_diagram`).
+
+    Raises:
+        CfUsageError: *entity* names no class of the packages.
+    """
+    every = _all_packages(packages)
+    shown = [p for p in every if entity or include_std or package_namespace(p) not in HIDDEN_BY_DEFAULT]
     names = {id(c): f"{package_namespace(p)}::{classifier_name(c)}" for p in shown for c in p.eClassifiers}
+    if entity is not None:
+        names = _neighbourhood(entity, shown, names)
     doc = DotGraph(
         name=title,
         graph_attrs={"rankdir": "BT", "fontname": FONT, "fontsize": "11", "nodesep": "0.4"},
@@ -69,16 +82,30 @@ def class_document(
             {"label": package_namespace(package), "style": "rounded", "color": "#999999", "fontname": FONT},
         )
         for classifier in package.eClassifiers:
-            cluster.nodes.append(
-                DotNode(names[id(classifier)], {"label": HtmlLabel(_classifier_table(classifier, names))})
-            )
-        doc.clusters.append(cluster)
+            if id(classifier) in names:
+                cluster.nodes.append(
+                    DotNode(names[id(classifier)], {"label": HtmlLabel(_classifier_table(classifier, names))})
+                )
+        if cluster.nodes:
+            doc.clusters.append(cluster)
     drawn: set[int] = set()
     for package in shown:
         for classifier in package.eClassifiers:
-            if isinstance(classifier, EClass):
+            if isinstance(classifier, EClass) and id(classifier) in names:
                 doc.edges.extend(_class_edges(classifier, names, drawn))
     return doc
+
+
+def _neighbourhood(entity: str, packages: list[EPackage], names: dict[int, str]) -> dict[int, str]:
+    """*names* narrowed to the class named *entity* and its neighbours (see `class_diagram`)."""
+    classes = [c for p in packages for c in p.eClassifiers if isinstance(c, EClass)]
+    target = next((c for c in classes if names[id(c)] == entity), None)
+    if target is None:
+        raise CfUsageError(f"no class named {entity!r} in the metamodel (give a qualified name: web::Server)")
+    kept = {id(target), *(id(parent) for parent in target.eAllSuperTypes())}
+    kept |= {id(ref.eType) for ref in target.eAllReferences()}
+    kept |= {id(c) for c in classes if any(ref.eType is target for ref in c.eReferences)}
+    return {key: name for key, name in names.items() if key in kept}
 
 
 def _all_packages(roots: Iterable[EPackage]) -> list[EPackage]:
