@@ -18,7 +18,7 @@ from typing import Any
 
 from cfmodel import mcl
 from cfmodel.commands import Command, SubParsers
-from cfmodel.commands._options import facts_from_args
+from cfmodel.commands._options import facts_from_args, progress_of
 from cfmodel.commands.graph import render_graph
 from cfmodel.dump import dump_node
 from cfmodel.errors import CfModelError, CfUsageError
@@ -76,7 +76,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_graph(args: argparse.Namespace) -> int:
     if args.format == "png" and not args.output:
         raise CfUsageError("a PNG needs an output file (-o FILE.png)")
+    progress = progress_of(args)
+    progress(f"compiling {args.path}")
     compiled = mcl.compile(args.path, facts_from_args(args))
+    progress(f"writing {args.output or 'the graph'}")
     if args.format == "text":
         data = graph_text(compiled.graph).encode("utf-8")
     elif args.format == "json":

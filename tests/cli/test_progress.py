@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from cfmodel.console import DiagnosticStream, Progress
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,6 +85,39 @@ def test_an_export_says_each_step_then_erases_its_line(tmp_path: Path) -> None:
     assert [s for s in dict.fromkeys(stages) if s in order] == order
     assert all(re.search(r" · \d+\.\d s$", line) for line in shown_lines(terminal))
     assert terminal.endswith(ERASE)  # nothing is left on the terminal's last line
+
+
+@pytest.mark.parametrize(
+    ("args", "stages"),
+    [
+        (["ecore", "export", str(WEBSHOP), "-o", "out"], ["linking", "lifting the metamodel", "writing out"]),
+        (["mcl", "graph", str(REPO / "examples" / "mcl"), "-o", "g.txt"], ["compiling", "writing g.txt"]),
+        (
+            [
+                "diff",
+                str(WEBSHOP),
+                "--left-fact",
+                "env=production",
+                "--right-fact",
+                "env=staging",
+                "-o",
+                "d.txt",
+            ],
+            ["reading", "linking", "comparing", "writing the differences"],
+        ),
+    ],
+    ids=["ecore-export", "mcl-graph", "diff"],
+)
+def test_other_long_commands_say_their_steps(args: list[str], stages: list[str], tmp_path: Path) -> None:
+    code, _, terminal = on_a_terminal(*args, cwd=tmp_path)
+    assert code in (0, 1), terminal  # diff: 1, the requests differ
+    said = [line.split(" · ")[0] for line in shown_lines(terminal)]
+    firsts = [
+        next((n for n, line in enumerate(said) if line.startswith(f"cfmodel: {stage}")), -1)
+        for stage in stages
+    ]
+    assert -1 not in firsts and firsts == sorted(firsts), said
+    assert terminal.endswith(ERASE)
 
 
 def test_loading_counts_files_and_lines() -> None:
