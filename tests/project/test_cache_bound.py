@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cfmodel.cache import CacheSizeError, ParseCache, parse_size
+from cfmodel.cli import main
 from cfmodel.grammars import nodes
-from tests.reliability.helpers import run_cli
 
 
 def _module(size: int) -> nodes.Module:
@@ -96,34 +96,60 @@ def _project(root: Path) -> None:
     (root / "main.cf").write_text("entity A:\n    string name\nend\na = A(name='x')\n", encoding="utf-8")
 
 
-def test_cache_info_and_clear(tmp_path: Path) -> None:
+class _Cli:
+    """``cfmodel ARGS`` run in this process (as the command line runs it), in *root*."""
+
+    def __init__(
+        self, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        self.root, self.capsys = root, capsys
+        monkeypatch.chdir(root)
+        monkeypatch.setenv("CFMODEL_CACHE_DIR", str(root / ".cache"))
+        monkeypatch.delenv("CFMODEL_CACHE_SIZE", raising=False)
+        self.monkeypatch = monkeypatch
+
+    def __call__(self, *args: str, size: str | None = None) -> tuple[int, str, str]:
+        if size is None:
+            self.monkeypatch.delenv("CFMODEL_CACHE_SIZE", raising=False)
+        else:
+            self.monkeypatch.setenv("CFMODEL_CACHE_SIZE", size)
+        code = main(list(args))
+        said = self.capsys.readouterr()
+        return code, said.out, said.err
+
+
+def test_cache_info_and_clear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _project(tmp_path)
-    empty = run_cli("cache", "info", cwd=tmp_path)
-    assert empty.returncode == 0
-    assert empty.stdout.splitlines() == [
+    cli = _Cli(tmp_path, monkeypatch, capsys)
+    code, out, _ = cli("cache", "info")
+    assert code == 0
+    assert out.splitlines() == [
         f"parse cache: {tmp_path / '.cache' / 'parse'}",
         "entries:     0",
         "size:        0 bytes of 256.0 MiB (0 %)",
     ]
-    assert run_cli("check", ".", cwd=tmp_path).returncode == 0
-    info = json.loads(run_cli("cache", "info", "--format", "json", cwd=tmp_path).stdout)
+    assert cli("check", ".")[0] == 0
+    info = json.loads(cli("cache", "info", "--format", "json")[1])
     assert info["entries"] >= 2  # main.cf and the built-in std
     assert info["max_bytes"] == 256 * 1024**2 and info["signing_key"] is True
     assert 0 < info["bytes"] < info["max_bytes"] and info["oldest_use"] <= info["newest_use"]
-    cleared = run_cli("cache", "clear", cwd=tmp_path)
-    assert cleared.returncode == 0
-    assert cleared.stdout.startswith(f"removed {info['entries']} entries (")
-    assert json.loads(run_cli("cache", "info", "--format", "json", cwd=tmp_path).stdout)["entries"] == 0
+    code, out, _ = cli("cache", "clear")
+    assert code == 0 and out.startswith(f"removed {info['entries']} entries (")
+    assert json.loads(cli("cache", "info", "--format", "json")[1])["entries"] == 0
     assert (tmp_path / ".cache" / f"key-{os.getuid()}").is_file()  # the key stays
 
 
-def test_cache_size_from_the_environment(tmp_path: Path) -> None:
+def test_cache_size_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _project(tmp_path)
-    small = run_cli("cache", "info", cwd=tmp_path, env={"CFMODEL_CACHE_SIZE": "1M"})
-    assert "of 1.0 MiB" in small.stdout
-    bad = run_cli("check", ".", cwd=tmp_path, env={"CFMODEL_CACHE_SIZE": "lots"})
-    assert bad.returncode == 2
-    assert bad.stderr == "cfmodel: CFMODEL_CACHE_SIZE: not a size: 'lots' (say e.g. 500M or 2G)\n"
+    cli = _Cli(tmp_path, monkeypatch, capsys)
+    assert "of 1.0 MiB" in cli("cache", "info", size="1M")[1]
+    code, _, err = cli("check", ".", size="lots")
+    assert code == 2
+    assert err == "cfmodel: CFMODEL_CACHE_SIZE: not a size: 'lots' (say e.g. 500M or 2G)\n"
     # a cap too small for any entry: the compile works, nothing is cached
-    assert run_cli("check", ".", cwd=tmp_path, env={"CFMODEL_CACHE_SIZE": "100"}).returncode == 0
-    assert json.loads(run_cli("cache", "info", "--format", "json", cwd=tmp_path).stdout)["entries"] == 0
+    assert cli("check", ".", size="100")[0] == 0
+    assert json.loads(cli("cache", "info", "--format", "json")[1])["entries"] == 0
