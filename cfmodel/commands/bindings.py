@@ -28,13 +28,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args
+from cfmodel.commands._options import (
+    add_format_option,
+    add_project_argument,
+    add_request_options,
+    facts_from_args,
+    print_warning,
+)
 from cfmodel.errors import CfUsageError, Severity
 
 if TYPE_CHECKING:  # the pipeline (and through it the bindings engine) is imported when a command runs
@@ -80,7 +85,7 @@ def _request(
         Path(args.project), facts_from_args(args), agent, merges=merges, lenient=lenient
     )
     for warning in request.warnings:
-        print(warning.render(), file=sys.stderr)
+        print_warning(warning, args)
     return request
 
 
@@ -93,7 +98,7 @@ def _warn_other_problems(injector: Any, args: argparse.Namespace) -> None:
     own = {id(d) for d in injector.problems_of(*_key_of_lookup(args))}
     for problem in injector.problems:
         if id(problem) not in own:
-            print(replace(problem, severity=Severity.WARNING).render(), file=sys.stderr)
+            print_warning(replace(problem, severity=Severity.WARNING), args)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -165,7 +170,13 @@ def cmd_inject(args: argparse.Namespace) -> int:
     injector = _request(args, _merges(args), lenient=True).injector
     _warn_other_problems(injector, args)
     value = injector.inject(*_key_of_lookup(args))
-    print(render_value(value))
+    if args.format == "json":
+        from cfmodel.pipeline import bindings_value_json
+
+        document = {"key": args.key, "type": args.type or "Data", "value": bindings_value_json(value)}
+        print(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+    else:
+        print(render_value(value))
     return 0
 
 
@@ -181,8 +192,47 @@ def cmd_explain(args: argparse.Namespace) -> int:
     injector = _request(args, _merges(args), lenient=True).injector
     _warn_other_problems(injector, args)
     explanation = injector.explain(*_key_of_lookup(args))
-    print(explanation.render())
+    if args.format == "json":
+        print(json.dumps(_explanation_data(explanation), indent=2, ensure_ascii=False))
+    else:
+        print(explanation.render())
     return 1 if explanation.problems else 0
+
+
+def _explanation_data(explanation: Any) -> dict[str, Any]:
+    """``explain --format json``: what ``render()`` says, as data."""
+
+    def location(span: Any) -> str | None:
+        return span.start() if span is not None else None
+
+    return {
+        "key": explanation.key,
+        "value": explanation.value,
+        "layers": list(explanation.layers),
+        "categories": dict(explanation.categories),
+        "candidates": [
+            {
+                "status": c.status,
+                "where": c.where,
+                "location": location(c.span),
+                "kind": c.kind,
+                "value": c.value,
+                "notes": list(c.notes),
+            }
+            for c in explanation.candidates
+        ],
+        "merge_steps": [
+            {
+                "where": step.where,
+                "location": location(step.span),
+                "contribution": step.contribution,
+                "result": step.result,
+            }
+            for step in explanation.merge_steps
+        ],
+        "problems": [problem.to_json() for problem in explanation.problems],
+        "traces": [{"title": title, "lines": list(lines)} for title, lines in explanation.traces],
+    }
 
 
 def _lookup_options(parser: argparse.ArgumentParser) -> None:
@@ -192,6 +242,7 @@ def _lookup_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--type", metavar="TYPE", help="a typed lookup: Integer, Array[String], int, string[] ..."
     )
+    add_format_option(parser)
     group = parser.add_argument_group("hiera merges (for KEY, as puppet lookup)")
     group.add_argument("--merge", choices=["first", "unique", "hash", "deep"], help="force a merge behaviour")
     group.add_argument(

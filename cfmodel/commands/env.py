@@ -12,6 +12,7 @@ shown relative to it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import sys
@@ -19,7 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfmodel.commands import SubParsers
-from cfmodel.commands._options import add_project_argument, add_request_options, facts_from_args, project_dir
+from cfmodel.commands._options import (
+    add_format_option,
+    add_project_argument,
+    add_request_options,
+    facts_from_args,
+    print_warning,
+    project_dir,
+)
 
 if TYPE_CHECKING:
     from cfmodel.pipeline import ModelExport
@@ -37,7 +45,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     evaluation = environments(project_dir(args), facts_from_args(args), args.environment)
     catalog = evaluation.catalog
     for diagnostic in evaluation.diagnostics:
-        print(diagnostic.render(), file=sys.stderr)
+        print_warning(diagnostic, args)
+    if args.format == "json":
+        print(json.dumps(_catalog_data(catalog), indent=2, ensure_ascii=False))
+        if args.export:
+            _export(Path(args.export), environments_model(evaluation))
+        return 0
     source = _shown(catalog.file) if catalog.has_file else f"no {catalog.file.name}: production only"
     print(f"environments of {_shown(catalog.confdir)} ({source}):")
     width = max(len(name) for name in catalog.environments)
@@ -63,12 +76,64 @@ def cmd_which(args: argparse.Namespace) -> int:
         project_dir(args), facts_from_args(args), args.environment, classifier=classifier
     )
     for diagnostic in result.warnings:
-        print(_relative(diagnostic.render()), file=sys.stderr)
-    print(_relative(result.explain()))
-    print(f"environment: {result.environment.name}")
+        if args.format == "json":
+            print_warning(diagnostic, args)
+        else:
+            print(_relative(diagnostic.render()), file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(_request_data(result), indent=2, ensure_ascii=False))
+    else:
+        print(_relative(result.explain()))
+        print(f"environment: {result.environment.name}")
     if args.export:
         _export(Path(args.export), environments_model(result))
     return 0
+
+
+def _catalog_data(catalog: Any) -> dict[str, Any]:
+    """``env list --format json``: every environment with its paths (and whether each exists)."""
+    return {
+        "confdir": _shown(catalog.confdir),
+        "file": _shown(catalog.file) if catalog.has_file else None,
+        "environments": [
+            {
+                "name": env.name,
+                "kind": env.kind.value,
+                "origin": _relative(str(env.origin)),
+                **{
+                    label: [_path_data(p) for p in paths] if label == "modulepath" else _path_data(paths[0])
+                    for label, paths in _paths(env)
+                },
+            }
+            for env in catalog.environments.values()
+        ],
+        "shadowed": list(catalog.shadowed),
+    }
+
+
+def _path_data(path: Path | None) -> dict[str, Any]:
+    return {"path": _shown(path), "exists": path is not None and path.exists()}
+
+
+def _request_data(result: Any) -> dict[str, Any]:
+    """``env which --format json``: the chain, the selected environment and its compile target."""
+    target = result.target
+    return {
+        "environment": result.environment.name,
+        "steps": [
+            {
+                "step": step.name,
+                "message": _relative(step.message),
+                "location": _relative(step.span.start()) if step.span is not None else None,
+            }
+            for step in result.steps
+        ],
+        "target": {
+            "project_dir": _shown(target.project_dir),
+            "main": _shown(target.main),
+            "module_path": [_shown(p) for p in target.module_path],
+        },
+    }
 
 
 def _paths(env: Any) -> list[tuple[str, list[Path]]]:
@@ -114,6 +179,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     add_project_argument(p)
     add_request_options(p)
     p.add_argument("--export", metavar="FILE", help="write the catalog as a model (.xmi or .json)")
+    add_format_option(p)
     p.set_defaults(func=cmd_list)
 
     p = actions.add_parser(
@@ -128,4 +194,5 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
         "default: the one project.yml configures (bindings: {enc: ...})",
     )
     p.add_argument("--export", metavar="FILE", help="write the request as a model (.xmi or .json)")
+    add_format_option(p)
     p.set_defaults(func=cmd_which)
