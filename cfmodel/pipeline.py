@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from pyecore.ecore import EObject, EPackage
 
     from cfmodel.serializers import rdf
+    from cfmodel.serializers.dot import Picture
     from cfmodel.serializers.rdf import RdfOptions
     from cfmodel.sparql import QueryResult, TripleStore
     from cfmodel.transforms.bindings.compose import Injector
@@ -497,6 +498,13 @@ class CompileResult:
             raise CfUsageError(f"no entity named {name!r} in {self.name}")
         options = ", ".join(e.qualified_name for e in matches)
         raise CfUsageError(f"{name!r} is ambiguous: {options}")
+
+    def diagram(self, entity: str | None = None, include_std: bool = False) -> Picture:
+        """The derived metamodel as a class diagram (a notebook shows it inline, as SVG);
+        with *entity* (``web::Server``), that class and its neighbours only."""
+        from cfmodel.transforms.graph.diagram import class_diagram
+
+        return class_diagram(self.metamodel, include_std, self.name, entity)
 
     def id_of(self, obj: EObject) -> str | None:
         """The stable id of an object of `model` (None for objects that are not)."""

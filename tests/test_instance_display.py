@@ -194,7 +194,8 @@ def test_one_entity_as_a_class_diagram(result: cfmodel.CompileResult) -> None:
 
     from cfmodel.errors import CfUsageError
 
-    picture = cfmodel.class_diagram(result.metamodel, entity="web::Server")
+    picture = result.diagram("web::Server")
+    assert picture.dot == cfmodel.class_diagram(result.metamodel, title="webshop", entity="web::Server").dot
     drawn = sorted(set(re.findall(r'^\s*"([\w:]+)" \[label=<', picture.dot, re.M)))
     # the class, its parents, what its relations reach and what reaches it
     assert drawn == [

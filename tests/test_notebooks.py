@@ -48,7 +48,9 @@ def _result(cell: Any) -> dict[str, Any]:
 def test_the_walkthrough_shows_its_rich_outputs() -> None:
     if shutil.which("dot") is None:
         skip_or_fail("Graphviz is not installed (apt-get install graphviz; see scripts/system-packages.txt)")
-    project, result, servers, report, ok, saved_files, saved, equal, diagram = execute("walkthrough.ipynb")
+    project, result, servers, report, ok, saved_files, saved, equal, diagram, server = execute(
+        "walkthrough.ipynb"
+    )
     assert project["text/plain"] == "<Project webshop: 7 namespaces, 232 lines, main ../webshop/main.cf>"
     assert "text/html" not in project
     table = result["text/html"]
@@ -68,6 +70,13 @@ def test_the_walkthrough_shows_its_rich_outputs() -> None:
     svg = diagram["image/svg+xml"]
     assert svg.lstrip().startswith("<?xml") or svg.lstrip().startswith("<svg")
     assert "Server" in svg and "</svg>" in svg
+    one = ET.fromstring(well_formed(server["image/svg+xml"]).encode("utf-8"))
+    titles = {t.text for t in one.iter("{http://www.w3.org/2000/svg}title")}
+    assert {
+        "web::Server",
+        "web::LoadBalancer",
+        "web::services::Vhost",
+    } <= titles and "web::Database" not in titles
 
 
 def test_the_bindings_notebook_explains_its_answers() -> None:
