@@ -73,7 +73,9 @@ def code_blocks() -> list[Block]:
 def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh copy of the repository (what a reader has after cloning), for the blocks to run in."""
     target = tmp_path_factory.mktemp("docs") / "repo"
-    ignore = shutil.ignore_patterns(".git", ".venv", ".cache", "build", "__pycache__", "*.egg-info", ".*_cache")
+    ignore = shutil.ignore_patterns(
+        ".git", ".venv", ".cache", "build", "__pycache__", "*.egg-info", ".*_cache"
+    )
     shutil.copytree(REPO, target, ignore=ignore, symlinks=True)
     return target
 

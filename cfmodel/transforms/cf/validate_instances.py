@@ -141,6 +141,9 @@ class ValidationReport:
         )
         return "\n".join(lines)
 
+    def __repr__(self) -> str:  # bounded: ``str()`` lists every problem
+        return f"<ValidationReport: {str(self).rsplit(chr(10), 1)[-1]}>"
+
     def _repr_html_(self) -> str:  # Jupyter: a table of the problems (bounded), then the totals
         title = str(self).rsplit("\n", 1)[-1]  # "N objects, N errors, N notes"
         rows = [(label, p.severity, p.feature or "", p.message, p.kind) for label, p in self.problems]
