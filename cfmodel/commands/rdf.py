@@ -162,7 +162,7 @@ def cmd_rdf_import(args: argparse.Namespace) -> int:
         if validate.id_problems(ids):
             ids = {o: ncname_id(i) for o, i in ids.items()}
         files[f"{source.stem}.xmi"] = xmi.to_bytes(document.roots, xmi.XmiOptions(id_of=ids.get))
-    for path in atomic.write_files(args.output, files):
+    for path in atomic.write_files(args.output, files, owner="rdf import"):
         print(path)
     return _done()
 
