@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fuzz cfmodel at length: COUNT inputs over `.cf`, `.bind`, `.cfenv`, YAML and whole projects.
+"""Fuzz cfmodel at length: COUNT inputs over `.cf`, `.bind`, `.cfenv`, YAML, projects, templates.
 
 Usage: .venv/bin/python scripts/fuzz.py [COUNT] [--start N] [--jobs J] [--report FILE]
 

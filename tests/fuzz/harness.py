@@ -1,8 +1,8 @@
 """A fuzzing harness for everything a user feeds cfmodel: `.cf`, `.bind`, `.cfenv`, YAML,
-and whole projects run through the CLI.
+whole projects run through the CLI, and Jinja templates rendered in the bounded sandbox.
 
 Inputs are made from seeds (the repository's own examples, golden sources, module
-sources and data files) by structure-aware mutations: tokens of the languages inserted,
+sources, data files and Jinja templates) by structure-aware mutations: tokens of the languages inserted,
 spans deleted, duplicated or spliced between seeds, lines repeated many times, blocks
 left unclosed, constructs nested deeply, huge numbers, long names, YAML aliases and
 non-UTF-8 bytes. Every input is determined by its target and an integer, so any finding
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HANG_SECONDS = 5.0  # CPU seconds for one input
 WALL_SECONDS = 120.0  # no answer at all: the worker is stuck
 MEMORY_LIMIT = 1 << 30  # bytes of peak resident memory
-TARGETS = ("cf", "bind", "cfenv", "yaml", "project")
+TARGETS = ("cf", "bind", "cfenv", "yaml", "project", "template")
 
 # ----------------------------------------------------------------------------- seeds
 
@@ -60,6 +60,9 @@ def seeds(kind: str) -> tuple[str, ...]:
         for case_file in sorted((ROOT / "tests" / "grammar" / "cases").glob("*.test")):
             texts.extend(case.source for case in load_cases(case_file))
         return tuple(t for t in texts if t.strip())
+    if kind == "template":
+        files = sorted((ROOT / "cfmodel" / "templates").glob("*.j2")) + sorted((ROOT / "tests").rglob("*.j2"))
+        return tuple(p.read_text(encoding="utf-8") for p in files) + TEMPLATE_SEEDS
     suffix = {"bind": ".bind", "cfenv": ".cfenv", "yaml": ".yaml"}[kind]
     files = sorted((ROOT / "examples").rglob(f"*{suffix}")) + sorted(
         (ROOT / "tests" / "bindings").rglob(f"*{suffix}")
@@ -69,6 +72,12 @@ def seeds(kind: str) -> tuple[str, ...]:
         texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").rglob("*.yml"))]
     return tuple(t for t in texts if t.strip())
 
+
+TEMPLATE_SEEDS = (
+    "{% for i in range(3) %}{{ name ~ i }}{% endfor %}\n",
+    "{% macro m(n) %}<{{ n }}>{% endmacro %}{% set ns = namespace(s='x') %}{{ m(1) }}{{ ns.s * 3 }}",
+    "{{ items | join(', ') }} {{ '%5d' % port }} {{ name | upper | center(9) }} {{ items | sum }}\n",
+)
 
 TOKENS = {
     "cf": [
@@ -205,6 +214,53 @@ TOKENS = {
         "or",
         "dynamic_environments",
         "#",
+    ],
+    "template": [
+        "{{",
+        "}}",
+        "{%",
+        "%}",
+        "{% for i in range(100000) %}",
+        "{% endfor %}",
+        "{% if x %}",
+        "{% endif %}",
+        "{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}",
+        "{{ m(0) }}",
+        "{% set ns = namespace(s='ab') %}",
+        "{% set ns.s = ns.s ~ ns.s %}",
+        "{% set ns.s = ns.s + ns.s %}",
+        "~",
+        "*",
+        "**",
+        "%",
+        "10 ** 9",
+        "'x' * 10 ** 7",
+        "| join('x' * 1000)",
+        "| center(10 ** 8)",
+        "| replace('', 'yy')",
+        "| sum(start=[])",
+        "| list",
+        "| batch(3)",
+        "| wordwrap(2)",
+        "| indent(1000)",
+        "loop.index",
+        "lipsum(100)",
+        "range(",
+        "cycler.__init__.__globals__",
+        "name.__class__",
+        "'%0999d' % 1",
+        "'{:>99999}'.format(1)",
+        "items",
+        "[items] * 1000",
+        "(",
+        ")",
+        "[",
+        "]",
+        "'",
+        '"',
+        "\n",
+        "{#",
+        "#}",
     ],
     "yaml": [
         ": ",
@@ -429,11 +485,39 @@ def run_project(rng: random.Random) -> str:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@cache
+def _template_environment() -> object:
+    import jinja2
+
+    from cfmodel.modules.std.plugins import bounded
+
+    return bounded.environment(
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
+    )
+
+
+def run_template(text: str) -> str:
+    """Render *text* as `std::template` renders a sandboxed template (without a model:
+    names come from a small fixed scope). An exception of any kind is a located
+    ``plugin-error`` in cfmodel, so only the bounds can fail: time (a hang) and memory."""
+    from cfmodel.modules.std.plugins import bounded
+
+    env = _template_environment()
+    try:
+        template = bounded.compile(env, text)  # type: ignore[arg-type]
+        bounded.render(template, {"name": "web1", "items": [1, 2, 3], "port": 443})
+    except Exception:
+        return "error"
+    return "ok"
+
+
 def run_one(target: str, number: int) -> str:
     """Handle input *number* of *target*: "ok", "error" (a located refusal) or raise CrashError."""
     rng = random.Random(f"{target}:{number}")
     if target == "project":
         return run_project(rng)
+    if target == "template":
+        return run_template(mutate(target, rng))
     return run_parser(target, mutate(target, rng))
 
 
@@ -573,7 +657,14 @@ def schedule(
     count: int, start: int = 0, weights: Sequence[tuple[str, int]] | None = None
 ) -> list[tuple[str, int]]:
     """*count* tasks, numbered from *start*, spread over the targets by *weights*."""
-    weights = weights or (("cf", 45), ("bind", 15), ("cfenv", 10), ("yaml", 15), ("project", 15))
+    weights = weights or (
+        ("cf", 45),
+        ("bind", 15),
+        ("cfenv", 10),
+        ("yaml", 15),
+        ("project", 15),
+        ("template", 5),
+    )
     # interleaved: each target's turns spread evenly over a cycle of sum(weights)
     cycle = [
         target

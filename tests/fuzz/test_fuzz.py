@@ -10,7 +10,7 @@ import pytest
 
 from tests.fuzz import harness
 
-BUDGET = (("cf", 800), ("bind", 300), ("cfenv", 200), ("yaml", 300), ("project", 100))
+BUDGET = (("cf", 800), ("bind", 300), ("cfenv", 200), ("yaml", 300), ("project", 100), ("template", 300))
 
 
 @pytest.mark.parametrize(("target", "count"), BUDGET, ids=[t for t, _ in BUDGET])
