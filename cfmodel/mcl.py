@@ -23,6 +23,7 @@ import yaml
 from cfmodel.errors import CfLoadError, Span
 from cfmodel.grammars import mcl as mcl_grammar
 from cfmodel.grammars import mcl_nodes as n
+from cfmodel.inputs import load_yaml, read_text, yaml_error_span, yaml_problem
 from cfmodel.metamodel.mcl_kinds import Kind, builtin_kinds
 from cfmodel.metamodel.resource_graph import ResourceGraph
 from cfmodel.transforms.mcl.autoedge import add_autoedges
@@ -84,11 +85,14 @@ def main_file(path: str | Path) -> Path:
         metadata = path / "metadata.yaml"
         if metadata.is_file():
             try:
-                data = yaml.safe_load(metadata.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+                data = load_yaml(read_text(metadata))  # bounded; not-utf8 is a located error
+            except OSError as err:
                 raise CfLoadError(
                     f"cannot read {metadata}: {err}", Span(str(metadata), 1, 1, 1, 1), "mcl-parse"
                 ) from None
+            except yaml.YAMLError as err:
+                message = f"cannot read {metadata.name}: {yaml_problem(err)[0]}"
+                raise CfLoadError(message, yaml_error_span(err, str(metadata)), "mcl-parse") from None
             main = data.get("main") if isinstance(data, dict) else None
             return path / (main if isinstance(main, str) and main else "main.mcl")
         return path / "main.mcl"

@@ -1,7 +1,8 @@
 """Issue 12, item 4 and "bounded resources everywhere": deeply nested flow collections
 (``[[[[…``, ``{a: {a: …``) in every YAML (and JSON) document a user or a machine feeds
 cfmodel — Hiera data (YAML and the ``json_data`` backend), ``hiera.yaml``, ``--facts``
-files (YAML and JSON), ENC answers (a file and a command's output) and ``project.yml`` —
+files (YAML and JSON), ENC answers (a file and a command's output), ``project.yml`` and
+an mcl program's ``metadata.yaml`` —
 are refused with a located error (``file:line:col: error: … [code]``, exit 1) at the
 bracket that goes too deep, within 10 s of CPU time and 1 GiB of address space.
 
@@ -65,6 +66,12 @@ def _enc_command_project(root: Path) -> Path:
     return root
 
 
+def _mcl_program(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "main.mcl").write_text("$x = 1\n", encoding="utf-8")
+    return root
+
+
 # entry point -> (make the project, the file the payload goes into, its text around the
 # payload, the command, the file the error names, its code)
 YAML_ENTRY_POINTS = {
@@ -81,6 +88,9 @@ YAML_ENTRY_POINTS = {
                              ("bindings", "show", "."), "project.yml", "bad-project"),
     "project.yml-check": (_project, "project.yml", "name: p\nmodulepath: %s\n", ("check", "."),
                           "project.yml", "bad-project"),
+    # found while checking this list: mcl's metadata.yaml was read by plain PyYAML (exit 3)
+    "mcl-metadata.yaml": (_mcl_program, "metadata.yaml", "main: %s\n", ("mcl", "check", "."),
+                          "metadata.yaml", "mcl-parse"),
 }  # fmt: skip
 JSON_ENTRY_POINTS = {
     "hiera-data-json": ("data/common.json", ("bindings", "show", "."), "common.json", "hiera-data"),

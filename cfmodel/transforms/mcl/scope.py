@@ -39,6 +39,7 @@ import yaml
 
 from cfmodel.errors import CfModelError, Diagnostics, Span
 from cfmodel.grammars import mcl_nodes as n
+from cfmodel.inputs import load_yaml, read_text
 from cfmodel.transforms.mcl.core import PACKAGES, package_of
 from cfmodel.transforms.mcl.funcs import Function, Library
 
@@ -562,8 +563,8 @@ def _included_names(statements: list[n.Stmt]) -> set[str]:
 def _metadata_main(path: Path) -> str:
     """The ``main:`` entry of a module's ``metadata.yaml`` (default ``main.mcl``)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        data = load_yaml(read_text(path))  # bounded: deep nesting and alias bombs are errors
+    except (OSError, yaml.YAMLError, CfModelError):
         return "main.mcl"
     main = data.get("main") if isinstance(data, dict) else None
     return str(main) if isinstance(main, str) and main else "main.mcl"
