@@ -145,6 +145,13 @@ def yaml_error_span(error: yaml.YAMLError, label: str) -> Span:
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
+def check_yaml_nesting(text: str) -> None:
+    """Refuse (`YamlLimitError`, at the bracket) a YAML text whose flow collections nest
+    deeper than `MAX_YAML_DEPTH`, before PyYAML sees it: for readers that compose nodes
+    themselves (`load_yaml` checks this itself)."""
+    _check_brackets(text)
+
+
 def _check_brackets(text: str) -> None:
     """Refuse flow collections nested deeper than the limit before PyYAML's scanner sees
     them (its cost grows with the square of that depth). Brackets inside quoted scalars

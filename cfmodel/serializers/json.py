@@ -32,6 +32,7 @@ from pyecore.ecore import EAttribute, EObject
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError, Span
+from cfmodel.inputs import load_json
 from cfmodel.serializers import atomic, canonical, datatypes, linking, model, validate
 from cfmodel.serializers.base import Document, IdFunction, attach, ids_from, local_registry
 
@@ -148,7 +149,7 @@ def from_bytes(
     if len(data) > opts.max_bytes:
         raise _fail(name, f"document is {len(data)} bytes, over the limit of {opts.max_bytes}")
     try:
-        doc = std_json.loads(data)
+        doc = load_json(data.decode("utf-8"))  # nesting bounded (200) before parsing
     except (ValueError, RecursionError) as exc:
         raise _fail(name, f"not valid JSON: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:

@@ -63,6 +63,7 @@ from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EObject, EPackag
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfModelError, CfSerializationError, CfUsageError, Span
+from cfmodel.inputs import load_json
 from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import atomic, canonical, datatypes, linking, model, validate
 from cfmodel.serializers.base import Document, IdFunction, attach, ids_from, local_registry, ncname_id
@@ -1396,7 +1397,7 @@ def parse_graph(data: bytes, fmt: str, name: str = "<bytes>") -> Any:
 
 def _check_jsonld(data: bytes, name: str) -> None:
     try:
-        doc = std_json.loads(data)
+        doc = load_json(data.decode("utf-8"))  # nesting bounded (200) before parsing
     except (ValueError, RecursionError) as exc:
         raise _fail(name, f"not valid JSON: {exc}") from exc
     stack = [doc]

@@ -46,6 +46,7 @@ from typing import Any
 import yaml
 
 from cfmodel.errors import CfSerializationError, Span
+from cfmodel.inputs import MAX_YAML_DEPTH, check_yaml_nesting
 from cfmodel.metamodel.resource_graph import (
     Edge,
     EdgeKind,
@@ -389,13 +390,20 @@ def parse(text: str, file_name: str = "<yamlgraph>") -> ResourceGraph:
     Raises:
         CfSerializationError: ``bad-yamlgraph``.
     """
+    loader = _NoAliasLoader(text)
     try:
-        node = yaml.compose(text, Loader=_NoAliasLoader)
+        check_yaml_nesting(text)  # PyYAML recurses (and rescans) once per level
+        node = loader.get_single_node()
+    except RecursionError:  # nesting hidden from the check (brackets inside quotes)
+        message = f"the document nests deeper than {MAX_YAML_DEPTH} levels"
+        raise _error(file_name, loader.get_mark(), message) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise _error(file_name, mark, str(exc.problem or exc.context or "invalid YAML")) from exc
     except yaml.YAMLError as exc:
         raise _error(file_name, None, f"invalid YAML: {exc}") from exc
+    finally:
+        loader.dispose()
     return _Reader(file_name).graph(node)
 
 

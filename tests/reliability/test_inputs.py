@@ -84,3 +84,21 @@ def test_a_file_over_the_cap_is_refused_before_reading(
     assert info.value.code == "too-large"
     path.write_bytes(b"x" * 100)
     assert inputs.read_text(path) == "x" * 100
+
+
+@pytest.mark.parametrize("depth", [900, 5000])
+def test_deep_json_models_and_json_ld_are_refused_before_parsing(depth: int) -> None:
+    from pyecore.resources import ResourceSet
+
+    from cfmodel.errors import CfSerializationError
+    from cfmodel.serializers import json as json_models
+    from cfmodel.serializers import rdf
+
+    nested = b"[" * depth + b"]" * depth
+    with pytest.raises(CfSerializationError) as info:
+        json_models.from_bytes(b'{"format": "cfmodel-instances", "version": 1, "roots": ' + nested + b"}",
+                               ResourceSet(), "m.json")  # fmt: skip
+    assert info.value.code == "bad-json" and "nests deeper than 200 levels" in info.value.message
+    with pytest.raises(CfSerializationError) as info:
+        rdf._check_jsonld(b'{"@graph": ' + nested + b"}", "m.jsonld")
+    assert "nests deeper than 200 levels" in info.value.message

@@ -66,6 +66,11 @@ def _enc_command_project(root: Path) -> Path:
     return root
 
 
+def _folder(root: Path) -> Path:
+    root.mkdir(parents=True)
+    return root
+
+
 def _mcl_program(root: Path) -> Path:
     root.mkdir(parents=True)
     (root / "main.mcl").write_text("$x = 1\n", encoding="utf-8")
@@ -91,16 +96,18 @@ YAML_ENTRY_POINTS = {
     # found while checking this list: mcl's metadata.yaml was read by plain PyYAML (exit 3)
     "mcl-metadata.yaml": (_mcl_program, "metadata.yaml", "main: %s\n", ("mcl", "check", "."),
                           "metadata.yaml", "mcl-parse"),
+    # and the resource graph's YAML format (``cfmodel graph``/``diff`` read it): exit 3
+    "graph-yamlgraph": (_folder, "g.yaml", "resources:\n  - kind: file\n    name: %s\n", ("graph", "g.yaml"),
+                        "g.yaml", "bad-yamlgraph"),
 }  # fmt: skip
 JSON_ENTRY_POINTS = {
-    "hiera-data-json": ("data/common.json", ("bindings", "show", "."), "common.json", "hiera-data"),
-    "facts-json": (
-        "facts.json",
-        ("bindings", "show", ".", "--facts", "facts.json"),
-        "facts.json",
-        "bad-facts",
-    ),
-}
+    "hiera-data-json": ("data/common.json", '{"k": %s}\n', ("bindings", "show", "."), "common.json", "hiera-data"),
+    "facts-json": ("facts.json", '{"k": %s}\n', ("bindings", "show", ".", "--facts", "facts.json"), "facts.json",
+                   "bad-facts"),
+    # an Inmanta export document (``cfmodel graph``/``diff`` read it): 5,000 levels were exit 3
+    "graph-export-json": ("export.json", '[{"id": "std::File[h,path=/a],v=1", "x": %s}]\n', ("graph", "export.json"),
+                          "export.json", "bad-export"),
+}  # fmt: skip
 
 
 def _assert_refused_at_the_deep_bracket(stderr: str, file: str, code: str, text: str) -> None:
@@ -131,11 +138,11 @@ def test_deep_flow_nesting_in_yaml_is_a_located_error(tmp_path: Path, entry: str
 @pytest.mark.parametrize("payload", list(JSON_PAYLOADS))
 @pytest.mark.parametrize("entry", list(JSON_ENTRY_POINTS))
 def test_deep_nesting_in_json_is_a_located_error(tmp_path: Path, entry: str, payload: str) -> None:
-    file, command, named, code = JSON_ENTRY_POINTS[entry]
+    file, around, command, named, code = JSON_ENTRY_POINTS[entry]
     root = _project(tmp_path / "p")
     (root / "hiera.yaml").write_text(HIERA_JSON, encoding="utf-8")
     (root / "data" / "common.json").write_text('{"k": 1}\n', encoding="utf-8")
-    text = '{"k": ' + JSON_PAYLOADS[payload] + "}\n"
+    text = around % JSON_PAYLOADS[payload]
     (root / file).write_text(text, encoding="utf-8")
     result = run_cli(*command, cwd=root, cpu_seconds=CPU_SECONDS, memory_bytes=MEMORY_BYTES)
     assert result.returncode == 1, result.stderr

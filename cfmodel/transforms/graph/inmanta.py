@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cfmodel.errors import CfSerializationError, Span
+from cfmodel.inputs import load_json
 from cfmodel.metamodel.resource_graph import Provenance, ResourceGraph
 from cfmodel.transforms.graph.build import GraphBuilder
 
@@ -124,7 +125,7 @@ def read_export(path: Path | str, name: str = "") -> ResourceGraph:
             raise CfSerializationError(
                 f"larger than {MAX_BYTES} bytes", Span(str(source), 1, 1, 1, 1), code="bad-export"
             )
-        data = json.loads(source.read_text(encoding="utf-8"))
+        data = load_json(source.read_text(encoding="utf-8"))  # nesting bounded before parsing
     except json.JSONDecodeError as exc:
         span = Span(str(source), exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
         raise CfSerializationError(f"not JSON: {exc.msg}", span, code="bad-export") from exc
