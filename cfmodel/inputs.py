@@ -10,7 +10,8 @@ Guarantees:
   byte); `decode_text` does the same for bytes read elsewhere (a command's output).
   Errors reading the file (`OSError`) are left to the caller, which knows what the file
   is for.
-* `load_yaml` builds only plain data (`yaml.SafeLoader`: no Python objects), refuses a
+* `load_yaml` builds only plain data (`yaml.SafeLoader`, with timestamps kept as text,
+  sets as mappings and binary values as text: no Python objects), refuses a
   document whose aliases would expand to more than `MAX_YAML_NODES` nodes (a "billion
   laughs" bomb is small on disk and huge once anything walks it) or that nests deeper
   than `MAX_YAML_DEPTH`, and raises every problem as a `yaml.YAMLError` (limits as
@@ -53,6 +54,42 @@ class YamlLimitError(yaml.MarkedYAMLError):
     """A YAML document over one of the limits (size once expanded, depth)."""
 
 
+class _PlainLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, building only plain data (str, int, float, bool, None, list,
+    dict): a timestamp stays the text written (``2001-02-03``), a ``!!set`` is a mapping
+    to nulls (YAML's definition of a set), and ``!!binary`` is its text when that is
+    UTF-8, else an error at the value (found by the fuzzing harness: a date in Hiera data
+    was exit 3)."""
+
+
+def _timestamp_as_text(loader: _PlainLoader, node: yaml.Node) -> str:
+    assert isinstance(node, yaml.ScalarNode)  # a timestamp is a scalar by its resolver
+    return str(loader.construct_scalar(node))
+
+
+def _set_as_mapping(loader: _PlainLoader, node: yaml.Node) -> Iterator[dict[Any, Any]]:
+    if not isinstance(node, yaml.MappingNode):
+        raise yaml.constructor.ConstructorError(None, None, "a !!set must be a mapping", node.start_mark)
+    yield from loader.construct_yaml_map(node)
+
+
+def _binary_as_text(loader: _PlainLoader, node: yaml.Node) -> str:
+    if not isinstance(node, yaml.ScalarNode):
+        message = "a !!binary value must be a scalar"
+        raise yaml.constructor.ConstructorError(None, None, message, node.start_mark)
+    try:
+        return str(loader.construct_yaml_binary(node).decode("utf-8"))
+    except UnicodeDecodeError:
+        raise yaml.constructor.ConstructorError(
+            None, None, "a !!binary value that is not UTF-8 text", node.start_mark
+        ) from None
+
+
+_PlainLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+_PlainLoader.add_constructor("tag:yaml.org,2002:set", _set_as_mapping)
+_PlainLoader.add_constructor("tag:yaml.org,2002:binary", _binary_as_text)
+
+
 def read_text(path: Path, label: str | None = None) -> str:
     """The UTF-8 text of *path*.
 
@@ -92,7 +129,7 @@ def load_yaml(text: str) -> Any:
         yaml.YAMLError: not YAML, more than one document, or over a limit (`YamlLimitError`).
     """
     _check_brackets(text)
-    loader = yaml.SafeLoader(text)
+    loader = _PlainLoader(text)
     try:
         try:
             node = loader.get_single_node()

@@ -56,7 +56,7 @@ def test_deep_nesting_is_refused_quickly(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["k: " + "9" * 5000, "k: 0x" + "f" * 5000, "k: 2001-02-30", "k: !!python/object:os.system x"]
+    "text", ["k: " + "9" * 5000, "k: 0x" + "f" * 5000, "k: !!binary //79", "k: !!python/object:os.system x"]
 )
 def test_values_python_cannot_or_must_not_make_are_yaml_errors(text: str) -> None:
     with pytest.raises(yaml.YAMLError):
@@ -102,3 +102,13 @@ def test_deep_json_models_and_json_ld_are_refused_before_parsing(depth: int) -> 
     with pytest.raises(CfSerializationError) as info:
         rdf._check_jsonld(b'{"@graph": ' + nested + b"}", "m.jsonld")
     assert "nests deeper than 200 levels" in info.value.message
+
+
+def test_only_plain_data_is_built() -> None:
+    # found by the fuzzing harness (project input 749955 of the final million-input run):
+    # a date, a !!binary or a !!set in Hiera data was a Python object the bindings could
+    # not hold (exit 3); timestamps stay the text written (even 2001-02-30)
+    assert inputs.load_yaml(
+        "d: 2001-02-03\nt: 2001-12-14t21:59:43.10-05:00\nbad: 2001-02-30\nb: !!binary aGVsbG8=\ns: !!set {a, b}\n"
+    ) == {"d": "2001-02-03", "t": "2001-12-14t21:59:43.10-05:00", "bad": "2001-02-30", "b": "hello",
+          "s": {"a": None, "b": None}}  # fmt: skip

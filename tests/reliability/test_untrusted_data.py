@@ -261,3 +261,19 @@ def test_a_fact_that_looks_like_an_option_never_reaches_the_enc(project: Path) -
 
 def _indent(text: str, spaces: int) -> str:
     return "".join(" " * spaces + line + "\n" for line in text.splitlines())
+
+
+def test_dates_binary_and_sets_in_hiera_data_are_plain_values(project: Path) -> None:
+    # found by the fuzzing harness (project input 749955): exit 3, "not plain data: date"
+    (project / "data" / "common.yaml").write_text(
+        "k: 2001-02-03\nb: !!binary aGVsbG8=\ns: !!set {a}\n", encoding="utf-8"
+    )
+    for key, expected in (("k", "2001-02-03"), ("b", "hello"), ("s", '{"a":null}')):
+        result = run_cli("bindings", "inject", key, ".", cwd=project)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == expected
+    (project / "data" / "common.yaml").write_text("k: !!binary //79\n", encoding="utf-8")
+    code, stderr = show(project)
+    assert code == 1
+    assert "a !!binary value that is not UTF-8 text" in stderr
+    assert_located(stderr, "common.yaml", "hiera-data")
