@@ -12,7 +12,8 @@ Guarantees:
   is for.
 * `load_yaml` builds only plain data (`yaml.SafeLoader`, with timestamps kept as text,
   sets as mappings and binary values as text: no Python objects), refuses a
-  document whose aliases would expand to more than `MAX_YAML_NODES` nodes (a "billion
+  document whose aliases would add more than `MAX_YAML_ALIAS_VALUES` values to it, or
+  expand it to more than `MAX_YAML_NODES` nodes (a "billion
   laughs" bomb is small on disk and huge once anything walks it) or that nests deeper
   than `MAX_YAML_DEPTH`, and raises every problem as a `yaml.YAMLError` (limits as
   `YamlLimitError`, with the position of the offending node), so callers report all of
@@ -45,6 +46,7 @@ from cfmodel.errors import CfLoadError, Span
 
 MAX_TEXT_BYTES = 64 * 1024 * 1024
 MAX_YAML_NODES = 1_000_000  # scalars, lists and mappings, counting every alias expansion
+MAX_YAML_ALIAS_VALUES = 100_000  # values aliases may add beyond the document's distinct ones
 MAX_YAML_DEPTH = 200
 MAX_YAML_NUMBER_CHARS = 1000  # a hexadecimal number this long still prints in decimal
 _NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
@@ -242,6 +244,13 @@ def _check_limits(root: yaml.Node) -> None:
             if size > MAX_YAML_NODES:
                 raise YamlLimitError(
                     problem=f"the aliases expand the document past {MAX_YAML_NODES:,} values",
+                    problem_mark=node.start_mark,
+                )
+            # what aliases add beyond the distinct values: everything downstream walks the
+            # expansion (a 400-byte bomb of 262,000 values took 8 s to show; the fuzzer)
+            if size - len(expanded) > MAX_YAML_ALIAS_VALUES:
+                raise YamlLimitError(
+                    problem=f"the aliases expand the document by more than {MAX_YAML_ALIAS_VALUES:,} values",
                     problem_mark=node.start_mark,
                 )
             expanded[key] = size
