@@ -73,8 +73,31 @@ def estimated_memory(data: bytes) -> int:
     )
 
 
+def quick_memory_bound(data: bytes) -> int:
+    """A bound never below `estimated_memory`, from single-byte counts only (memchr speed,
+    about a third of the exact counts' time): each ``="`` or ``='`` starts at its own ``=``,
+    and each space counted there is a space."""
+    return (
+        _COST_PER_ELEMENT * data.count(b"<")
+        + _COST_PER_ATTRIBUTE * data.count(b"=")
+        + _COST_PER_TOKEN * data.count(b" ")
+        + _COST_PER_BYTE * len(data)
+    )
+
+
+# The most `estimated_memory` can give per byte: '<', '=' and ' ' are distinct bytes, and
+# the dearest of them, '<', costs _COST_PER_ELEMENT.
+_MOST_PER_BYTE = _COST_PER_ELEMENT + _COST_PER_BYTE
+
+
 def check_memory(data: bytes, name: str, limits: XmlLimits) -> None:
-    """Refuse an XMI document whose reading could take more than ``limits.max_memory``."""
+    """Refuse an XMI document whose reading could take more than ``limits.max_memory``.
+
+    The verdict is `estimated_memory`'s; the cheaper bounds before it only spare the exact
+    counts where they could not change it (a small document, or one under the limit even
+    by `quick_memory_bound`)."""
+    if len(data) * _MOST_PER_BYTE <= limits.max_memory or quick_memory_bound(data) <= limits.max_memory:
+        return
     estimate = estimated_memory(data)
     if estimate > limits.max_memory:
         message = (

@@ -28,8 +28,9 @@ from pathlib import Path
 import pytest
 from pyecore.ecore import EAttribute, EBoolean, EClass, EDouble, EInt, EPackage, EReference, EString
 
+from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import ecore, xmi
-from cfmodel.serializers.xmlsafe import estimated_memory
+from cfmodel.serializers.xmlsafe import XmlLimits, check_memory, estimated_memory, quick_memory_bound
 
 FACTOR = 20  # peak growth per byte of file; measured 11.4 (contained) to 14.9 (10,000 flat)
 SLACK = 8 << 20  # allocator granularity: what a small file may cost beyond the factor
@@ -185,3 +186,35 @@ def test_a_file_over_the_memory_limit_is_refused_before_reading(files: Path, lan
     assert "MiB of memory (estimated from its size and counts), over the limit of 40 MiB" in error
     # nothing was built: the growth is the file's bytes (read before the check) and little else
     assert int(str(result["growth"])) < (files / name).stat().st_size + SLACK
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b"<<<<",
+        b"<a b=\"1\" c='2'/>",
+        b"=" * 64 + b'="' * 9 + b"='" * 7,
+        b"  " * 50 + b" x y " + b"<n a='='/>" * 30,
+        b"\n".join(b'  <n:Node xmi:id="i%d" name="a = b" next="i0 i1  i2"/>' % i for i in range(500)),
+    ],
+)
+def test_the_quick_bound_is_never_below_the_estimate(text: bytes) -> None:
+    estimate = estimated_memory(text)
+    assert estimate <= quick_memory_bound(text) <= len(text) * (400 + 3) or not text
+
+
+@pytest.mark.parametrize("limit_below_estimate", [True, False])
+def test_the_cheap_bounds_never_change_the_verdict(limit_below_estimate: bool) -> None:
+    # a document whose quick bound is over the limit, but not its estimate: the exact
+    # counts decide (spaces in runs and '=' outside attributes count in the quick bound only)
+    text = b"<r>" + b"= " * 2_000 + b"    " * 2_000 + b"</r>"
+    estimate, quick = estimated_memory(text), quick_memory_bound(text)
+    assert estimate < quick
+    limit = estimate - 1 if limit_below_estimate else (estimate + quick) // 2
+    limits = XmlLimits(max_memory=limit)
+    if limit_below_estimate:
+        with pytest.raises(CfSerializationError, match=r"doc\.xmi:1:1: error: reading the file could take"):
+            check_memory(text, "doc.xmi", limits)
+    else:
+        check_memory(text, "doc.xmi", limits)  # under the limit by the exact estimate: read
