@@ -65,11 +65,15 @@ def estimated_memory(data: bytes) -> int:
     elements = data.count(b"<")
     attributes = data.count(b'="') + data.count(b"='")
     tokens = data.count(b" ") - data.count(b"  ")  # runs of spaces: indentation counts once
+    return _memory_cost(elements, attributes, tokens, len(data))
+
+
+def _memory_cost(elements: int, attributes: int, tokens: int, size: int) -> int:
     return (
         _COST_PER_ELEMENT * elements
         + _COST_PER_ATTRIBUTE * attributes
         + _COST_PER_TOKEN * tokens
-        + _COST_PER_BYTE * len(data)
+        + _COST_PER_BYTE * size
     )
 
 
@@ -77,12 +81,7 @@ def quick_memory_bound(data: bytes) -> int:
     """A bound never below `estimated_memory`, from single-byte counts only (memchr speed,
     about a third of the exact counts' time): each ``="`` or ``='`` starts at its own ``=``,
     and each space counted there is a space."""
-    return (
-        _COST_PER_ELEMENT * data.count(b"<")
-        + _COST_PER_ATTRIBUTE * data.count(b"=")
-        + _COST_PER_TOKEN * data.count(b" ")
-        + _COST_PER_BYTE * len(data)
-    )
+    return _memory_cost(data.count(b"<"), data.count(b"="), data.count(b" "), len(data))
 
 
 # The most `estimated_memory` can give per byte: '<', '=' and ' ' are distinct bytes, and
