@@ -26,7 +26,7 @@ from typing import Any
 
 from pyecore.ecore import EDataType, EEnum
 
-from cfmodel.errors import CfSerializationError
+from cfmodel.errors import CfSerializationError, Span
 
 ECORE_NS = "http://www.eclipse.org/emf/2002/Ecore"
 
@@ -188,6 +188,22 @@ def codec_for(dt: EDataType) -> Codec:
     return codec
 
 
+def reading_codec(dt: EDataType) -> Codec:
+    """`codec_for` *dt*, or for a type without an EMF-faithful mapping (``EJavaObject``,
+    ``EByteArray``, ...) a codec that refuses every value: a metamodel may use such types
+    (for transient features, as Eclipse's own do), and only a document that holds a value
+    of one is refused, at that value (a located ``bad-value``)."""
+    try:
+        return codec_for(dt)
+    except CfSerializationError as exc:
+        reason = exc.message
+
+    def refuse(_: Any) -> Any:
+        raise ValueError(reason)
+
+    return Codec(str(dt.name), lambda _: False, refuse, refuse)
+
+
 def make_faithful(dt: EDataType) -> EDataType:
     """Give one of our own data types (or enums) EMF's conversions inside PyEcore.
 
@@ -249,13 +265,14 @@ def literal_text(lit: Any) -> str:
     return str(text) if text is not None else str(lit.name)
 
 
-def parse_literal(codec: Codec, text: str, where: str) -> Any:
-    """Read a literal, turning any failure into a located `CfSerializationError`."""
+def parse_literal(codec: Codec, text: str, where: str, span: Span | None = None) -> Any:
+    """Read a literal, turning any failure into a located `CfSerializationError` (at
+    *span* when given: then *where* names only the feature)."""
     try:
         return codec.from_literal(text)
     except (ValueError, InvalidOperation, OverflowError) as exc:
         message = f"{where}: bad {codec.name} value {text!r}: {exc}"
-        raise CfSerializationError(message, code="bad-value") from exc
+        raise CfSerializationError(message, span, code="bad-value") from exc
 
 
 def make_packages_faithful(packages: Any) -> None:

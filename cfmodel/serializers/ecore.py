@@ -440,9 +440,39 @@ def from_bytes(
     return _read_tree(parse_bytes(data, name, opts.limits), name, resource_set)
 
 
+# Ecore's cross-references (never containments): what an element names by attribute, or
+# by a child element with an ``href`` (``<eType xsi:type="ecore:EDataType" href="…"/>``,
+# as EMF writes them without its encoded attribute style).
+REFERENCE_FEATURES = (
+    "eType",
+    "eSuperTypes",
+    "eOpposite",
+    "eKeys",
+    "eClassifier",
+    "eTypeParameter",
+    "eExceptions",
+    "references",
+)
+
+
+def inline_hrefs(tree: etree._ElementTree) -> etree._ElementTree:
+    """*tree* with every reference written as an ``href`` element moved into its
+    parent's attribute of that name (appended, in order): the one form the reader and
+    the importer read. A child that also has elements of its own is left as it is."""
+    for el in list(tree.getroot().iter(*REFERENCE_FEATURES)):
+        href = el.get("href")
+        parent = el.getparent()
+        if href is None or parent is None or len(el):
+            continue
+        before = parent.get(el.tag)
+        parent.set(el.tag, f"{before} {href}" if before else href)
+        parent.remove(el)
+    return tree
+
+
 def _read_tree(tree: etree._ElementTree, name: str, resource_set: ResourceSet | None) -> Document:
     rset = resource_set if resource_set is not None else ResourceSet()
-    root = tree.getroot()
+    root = inline_hrefs(tree).getroot()
     elements = list(root) if root.tag == f"{{{XMI_NS}}}XMI" else [root]
     reader = _Reader(name, rset)
     packages = []

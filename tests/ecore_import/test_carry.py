@@ -182,3 +182,63 @@ def test_a_cfmodel_metamodel_edited_in_emf_is_carried_whole(tmp_path: Path) -> N
     assert {
         name: data for name, data in _exported(tmp_path / "project").items() if name in original
     } == original
+
+
+HIDING = """\
+entity Resource:
+    string name
+end
+
+entity File extends Resource:
+    string needs = "x"
+    int mode = 644
+end
+
+entity Link extends File:
+end
+
+Resource.given [0:] -- Resource.needs [0:]
+"""
+
+
+def _project(folder: Path, name: str, text: str) -> Path:
+    (folder / "libs" / name / "model").mkdir(parents=True)
+    (folder / "project.yml").write_text(f"name: {name}\nmodulepath: libs\n", encoding="utf-8")
+    (folder / "main.cf").write_text(f"import {name}\n", encoding="utf-8")
+    (folder / "libs" / name / "module.yaml").write_text(f"name: {name}\nversion: 1.0.0\n", encoding="utf-8")
+    (folder / "libs" / name / "model" / "_init.cf").write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("ecore_name", ["needs_", "needsText"])  # lift's name; one given in EMF
+def test_an_attribute_hiding_a_relation_end_gets_its_cf_name_back(ecore_name: str, tmp_path: Path) -> None:
+    exported = lifted(_project(tmp_path / "original", "hid", HIDING)).write(tmp_path / "out")
+    (hid,) = [p for p in exported if p.name == "hid.ecore"]
+    hid.write_text(hid.read_text(encoding="utf-8").replace('"needs_"', f'"{ecore_name}"'), encoding="utf-8")
+    needs = read_ecore_files([hid])[0].getEClassifier("File").findEStructuralFeature(ecore_name)
+    assert needs is not None and dict(needs.getEAnnotation("http://cfmodel.org/hides").details) == {
+        "name": "needs",
+        "relation": "hid::Resource.needs",
+    }
+    import_ecore([hid], tmp_path / "imported", name="hid")
+    text = (tmp_path / "imported" / "libs" / "hid" / "model" / "_init.cf").read_text(encoding="utf-8")
+    declarations = [line.strip() for line in text.splitlines() if line and not line.lstrip().startswith("#")]
+    assert declarations[declarations.index("entity File extends Resource:") + 1] == 'string needs = "x"'
+    assert ecore_name not in "\n".join(declarations)
+    checked = run_cfmodel("check", "imported", cwd=tmp_path, cache=tmp_path / ".cache")
+    assert checked.returncode == 0, checked.stderr
+    assert _exported(tmp_path / "imported")["hid.ecore"] == hid.read_bytes()
+
+
+def test_a_hides_annotation_that_cf_cannot_honour_keeps_the_ecore_name(tmp_path: Path) -> None:
+    exported = lifted(_project(tmp_path / "original", "hid", HIDING)).write(tmp_path / "out")
+    (hid,) = [p for p in exported if p.name == "hid.ecore"]
+    # the relation end it hid is gone: `needs` would hide nothing, so the name stays
+    text = hid.read_text(encoding="utf-8")
+    text = text.replace('name="needs" upperBound="-1"', 'name="requiredBy" upperBound="-1"')
+    text = text.replace("#//Resource/needs", "#//Resource/requiredBy")
+    hid.write_text(text, encoding="utf-8")
+    import_ecore([hid], tmp_path / "imported", name="hid")
+    source = (tmp_path / "imported" / "libs" / "hid" / "model" / "_init.cf").read_text(encoding="utf-8")
+    assert '    string needs_ = "x"\n' in source
+    assert _exported(tmp_path / "imported")["hid.ecore"] == hid.read_bytes()

@@ -60,7 +60,7 @@ class ReadPlan:
         self.handlers: dict[str, Handler] = {}
         for f in model.all_features(eclass):
             if isinstance(f, EAttribute):
-                self.handlers[f.name] = (MANY_ATTR if f.many else ATTR, f, datatypes.codec_for(f.eType))
+                self.handlers[f.name] = (MANY_ATTR if f.many else ATTR, f, datatypes.reading_codec(f.eType))
             else:
                 self.handlers[f.name] = (CONTAIN if f.containment else REF, f, None)
         self.create: Callable[[dict[str, str]], EObject] = _unset_create
@@ -348,8 +348,12 @@ class Reader:
     def fail(self, message: str, line: int | None = None) -> Exception:
         """The error to raise for `message` at `line` (default: the parser's): a located
         `CfSerializationError` here; the fast lane's doubt in `scan.ScanReader`."""
+        return CfSerializationError(message, self.span(line), code="bad-xmi")
+
+    def span(self, line: int | None = None) -> Span:
+        """`line` (default: the parser's) of the document being read."""
         n = line or self.parser.CurrentLineNumber or 1
-        return CfSerializationError(message, Span(self.name, n, 1, n, 2), code="bad-xmi")
+        return Span(self.name, n, 1, n, 2)
 
     def document(self) -> Document:
         documents = crossrefs.documents(self.rset)
@@ -456,7 +460,7 @@ class Reader:
 
     def attribute_element(self, frame: tuple[Any, ...]) -> None:
         _, obj, f, codec, chunks, line = frame
-        value = datatypes.parse_literal(codec, "".join(chunks), f"{self.name}:{line}")
+        value = datatypes.parse_literal(codec, "".join(chunks), f.name, self.span(line))
         if f.many:
             fastpath.add_item(obj, f, fastpath.collection(obj, f), value)
         else:
@@ -467,20 +471,22 @@ class Reader:
         h = plan.handlers.get(key)
         if h is not None and h[0] == MANY_ATTR:
             codec = h[2]
-            where = f"{self.name}:{self.parser.CurrentLineNumber}: {plan.name}.{key}"
+            where, span = f"{plan.name}.{key}", self.span()
             f = h[1]
             coll = fastpath.collection(obj, f)
             for t in text.split():
-                fastpath.add_item(obj, f, coll, datatypes.parse_literal(codec, t, where))  # type: ignore[arg-type]
+                fastpath.add_item(obj, f, coll, datatypes.parse_literal(codec, t, where, span))  # type: ignore[arg-type]
         elif " " not in key:  # a namespaced attribute (xsi:type, xmi:version, ...) is ignored
             raise self.fail(f"class {plan.name} has no feature {key!r}")
 
     def bad_literal(self, plan: ReadPlan, codec: datatypes.Codec, key: str, text: str) -> Any:
-        where = f"{self.name}:{self.parser.CurrentLineNumber}: {plan.name}.{key}"
-        return datatypes.parse_literal(codec, text, where)
+        return datatypes.parse_literal(codec, text, f"{plan.name}.{key}", self.span())
 
     def duplicate_id(self, ident: str) -> None:
-        raise self.fail(f"xmi:id {ident!r} is used twice")
+        """An ``xmi:id`` given twice is read as EMF reads it (Eclipse's own
+        ``LegacyIDE.e4xmi`` has one): both objects keep it, and from here on it names the
+        later one (EMF's ``setID``); a reference already resolved keeps its target, as in
+        EMF's default load."""
 
     # -- classes
 

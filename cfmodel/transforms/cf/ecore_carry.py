@@ -50,6 +50,7 @@ from cfmodel.serializers import ecore as ecore_format
 from cfmodel.serializers.base import ECORE_NS
 
 PRAGMA = "#@ecore"
+HIDES = "http://cfmodel.org/hides"  # lift's annotation of an attribute hiding a relation end
 PACKAGE_PRAGMA = "#@ecore-package"
 MAX_LINE = 4000  # a longer text continues on the next #@ecore line
 
@@ -142,6 +143,37 @@ def cf_name(name: str, entity: bool = False) -> str:
     if entity and not name[:1].isupper():
         name = name[:1].upper() + name[1:]
     return safe_name(name)
+
+
+def hiding_name(feature: Any) -> str | None:
+    """The ``.cf`` name of an attribute that hides a relation end its class inherits
+    (lift names it ``<name>_`` and records *name* in a `HIDES` annotation): that name,
+    when ``.cf`` can give it back here (a plain name, an inherited relation end of that
+    name, no own feature of it); else None."""
+    annotation = feature.getEAnnotation(HIDES) if isinstance(feature, EAttribute) else None
+    name = annotation.details.get("name") if annotation is not None else None
+    owner = feature.eContainingClass
+    if not isinstance(name, str) or safe_name(name) != name or owner is None or name == feature.name:
+        return None
+    if any(f.name == name for f in owner.eStructuralFeatures):
+        return None
+    inherited = (f for parent in owner.eAllSuperTypes() for f in parent.eStructuralFeatures)
+    return name if any(isinstance(f, EReference) and f.name == name for f in inherited) else None
+
+
+def carried_hiding_name(data: dict[str, Any]) -> str | None:
+    """The name a carried `HIDES` annotation gives (the ``.cf`` name of the attribute)."""
+    for annotation in data.get("eAnnotations") or ():
+        if isinstance(annotation, dict) and annotation.get("source") == HIDES:
+            for pair in annotation.get("details") or ():
+                if (
+                    isinstance(pair, list)
+                    and len(pair) == 2
+                    and pair[0] == "name"
+                    and isinstance(pair[1], str)
+                ):
+                    return pair[1]
+    return None
 
 
 def kind_of(element: Any) -> str:

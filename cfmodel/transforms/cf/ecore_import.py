@@ -133,7 +133,7 @@ def read_ecore_files(
     """
     rset = resource_set if resource_set is not None else ResourceSet()
     opts = limits or XmlLimits()
-    trees = [(Path(p), parse_file(p, opts)) for p in paths]
+    trees = [(Path(p), ecore_format.inline_hrefs(parse_file(p, opts))) for p in paths]
     _add_referenced_files(trees, opts, uri_map or {})
     _file_references_to_uris(trees, opts, uri_map or {})
     defined: set[str] = set()
@@ -171,7 +171,7 @@ def read_ecore_files(
     return list(doc.roots)
 
 
-_REFERENCE_KEYS = ("eType", "eSuperTypes", "eOpposite")
+_REFERENCE_KEYS = ecore_format.REFERENCE_FEATURES
 MAX_REFERENCED_FILES = 1000
 
 
@@ -220,7 +220,7 @@ def _add_referenced_files(
                             code="bad-ecore",
                         )
                     known.add(found)
-                    referenced = parse_file(found, limits)
+                    referenced = ecore_format.inline_hrefs(parse_file(found, limits))
                     uri = referenced.getroot().get("nsURI")
                     if uri not in defined:  # else: another copy of a package already read
                         defined.add(uri)
@@ -721,8 +721,9 @@ class _Importer:
 
     def attribute(self, feature: EAttribute, here: NamespaceFile) -> Attribute:
         type_text, note = self.attribute_type(feature, here)
-        name = _safe_name(feature.name)
-        if name != feature.name:
+        hiding = carry.hiding_name(feature)  # lift's `<name>_`: back to the .cf name
+        name = hiding or _safe_name(feature.name)
+        if name != feature.name and hiding is None:
             note = f"attribute {feature.name!r} is {name}"
         annotation = feature.getEAnnotation(lf.DEFAULT)
         default: str | None = None

@@ -74,7 +74,8 @@ from cfmodel.serializers.base import register_packages
 from cfmodel.serializers.validate import check_packages
 from cfmodel.transforms.cf import program as p
 from cfmodel.transforms.cf.conditions import ConstantError, NotChecked, evaluate
-from cfmodel.transforms.cf.ecore_carry import TYPING, Carrier, end_signature
+from cfmodel.transforms.cf.ecore_carry import HIDES as CARRIED_HIDES
+from cfmodel.transforms.cf.ecore_carry import TYPING, Carrier, carried_hiding_name, end_signature
 from cfmodel.transforms.cf.ecore_carry import cf_name as carry_cf_name
 from cfmodel.transforms.cf.facets import EXTENDED_METADATA, facets_of
 from cfmodel.transforms.cf.unparse import to_source
@@ -93,7 +94,7 @@ RELATION = "http://cfmodel.org/relation"  # EReference: "annotations" (its expre
 CONSTRUCTORS = "http://cfmodel.org/constructors"  # EPackage: typedef name -> "Entity(k=v)"
 ENUM = "http://cfmodel.org/enum"  # EEnum: value -> its parent value (the "is" tree)
 SHARED = "http://cfmodel.org/shared"  # generated abstract EClass: "attribute", "declared_by"
-HIDES = "http://cfmodel.org/hides"  # EAttribute: "name" = its cf name, "relation" = the end it hides
+HIDES = CARRIED_HIDES  # EAttribute: "name" = its cf name, "relation" = the end it hides
 SOURCE = "http://cfmodel.org/source"  # any element, only with LiftOptions(spans=True): "span"
 
 # cf primitive -> (Ecore data type, Java class of a typedef built on it)
@@ -510,6 +511,7 @@ class _Lifter:
             data = carrier.load(*pragma)
             original = data.get("name")
             same = isinstance(original, str) and carry_cf_name(original, entity) == cf_name
+            same = same or carried_hiding_name(data) == cf_name  # an attribute hiding a relation end
             # the declaration's type changed since the import: its type is the .cf's
             keep = TYPING if signature is not None and data.get("cf", signature) != signature else frozenset()
             carrier.apply(element, data, name=same, keep=keep)
