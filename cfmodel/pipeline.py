@@ -24,8 +24,14 @@ compiler and lets each be called alone:
 The other commands' steps (``check``, ``env``, ``bindings``, ``ecore``): `check` (load
 and resolve, timed), `environments` (the catalog), `request_sequence` (every step of a
 request), `bindings_request` (the injector of the ``bindings`` commands), `trusted_facts`,
-`import_ecore`, and the models they export (`ModelExport`). The CLI reaches the
-transforms through this module only (tests/test_layers.py).
+`import_ecore`, and the models they export (`ModelExport`). Those of ``export``,
+``graph``, ``diff``, ``diagram``, ``rdf``/``sparql`` and ``mcl``: `export` (the resources),
+`read_graph`, `read_export_graph`, `agent_subgraph`, `transitive_reduction`,
+`graph_order`, `graph_picture`, `graph_model`; `class_diagram`, `instance_diagram`;
+`read_metamodels`, `metamodel_shapes`; `diff_side`, `diff`, `comparison_text`; and mcl's
+stages (`mcl_parse`, `mcl_check`, `mcl_compile`, `mcl_format`, `mcl_graph_text`,
+`mcl_output_json`: `cfmodel.mcl` chains them). The CLI reaches the transforms through
+this module only (tests/test_layers.py).
 
 `compile_project` runs request, load, bindings, resolve and evaluate and returns a
 `CompileResult`: the data of the compile, whose metamodel and model are the lift and
@@ -57,15 +63,23 @@ from cfmodel.transforms.cf.resolve import resolve as resolve_project
 
 if TYPE_CHECKING:
     from pyecore.ecore import EObject, EPackage
+    from pyecore.resources import ResourceSet
 
+    from cfmodel.grammars.mcl_nodes import Program as McProgram
+    from cfmodel.mcl import Checked as McChecked
+    from cfmodel.mcl import Compiled as McCompiled
+    from cfmodel.metamodel.resource_graph import Resource, ResourceGraph
     from cfmodel.serializers import rdf
     from cfmodel.serializers.dot import Picture
     from cfmodel.serializers.rdf import RdfOptions
     from cfmodel.sparql import QueryResult, TripleStore
     from cfmodel.transforms.bindings.compose import Injector
     from cfmodel.transforms.bindings.providers import Merge
+    from cfmodel.transforms.cf.export import Export
     from cfmodel.transforms.cf.lift import DomainMetamodel
     from cfmodel.transforms.cf.model import InstanceModel
+    from cfmodel.transforms.cf.shacl import CfShapes
+    from cfmodel.transforms.diff import Comparison, Objects
     from cfmodel.transforms.environments.environments import Evaluation
     from cfmodel.transforms.environments.request import RequestResult
 
@@ -79,22 +93,44 @@ __all__ = [
     "BindingsRequest",
     "Checked",
     "CompileResult",
+    "GraphOrder",
     "ModelExport",
     "Progress",
+    "agent_subgraph",
     "bindings",
     "bindings_models",
     "bindings_request",
     "check",
+    "class_diagram",
+    "comparison_text",
     "compile_project",
+    "diff",
+    "diff_side",
     "dump",
     "effective_bindings_model",
     "environments",
     "environments_model",
     "evaluate",
+    "export",
     "forced_merge",
+    "graph_model",
+    "graph_order",
+    "graph_picture",
     "import_ecore",
+    "instance_diagram",
     "lift",
     "load",
+    "mcl_check",
+    "mcl_compile",
+    "mcl_format",
+    "mcl_graph_text",
+    "mcl_main_file",
+    "mcl_output_json",
+    "mcl_parse",
+    "metamodel_shapes",
+    "read_export_graph",
+    "read_graph",
+    "read_metamodels",
     "read_syntax_xmi",
     "request",
     "request_sequence",
@@ -104,6 +140,7 @@ __all__ = [
     "syntax_model_xmi",
     "syntax_xmi",
     "to_model",
+    "transitive_reduction",
     "trusted_facts",
     "write_json",
     "write_xmi",
@@ -833,6 +870,21 @@ class ModelExport:
     roots: list[Any]
     id_of: Callable[[Any], str | None] | None = None
 
+    def xmi_bytes(self) -> bytes:
+        """The model as XMI."""
+        from cfmodel.serializers import xmi as xmi_format
+
+        return xmi_format.to_bytes(self.roots, xmi_format.XmiOptions(id_of=self.id_of))
+
+    def json_bytes(self, indent: int | None = 1) -> bytes:
+        """The model in cfmodel's JSON format."""
+        from cfmodel.serializers import json as json_format
+
+        return json_format.to_bytes(self.roots, json_format.JsonOptions(id_of=self.id_of, indent=indent))
+
+    def __str__(self) -> str:
+        return self.xmi_bytes().decode("utf-8")
+
     def write(self, target: Path, refused: Callable[[str], str]) -> None:
         """Write the model to *target* (``.xmi`` or ``.json``), atomically.
 
@@ -849,6 +901,207 @@ class ModelExport:
             XmiOptions(id_of=self.id_of) if fmt.name == "xmi" else JsonOptions(id_of=self.id_of, indent=1)
         )
         write(target, self.roots, options)
+
+
+# --------------------------------- the steps of the resource graph, diff, diagram, rdf and mcl
+#
+# ``cfmodel export``, ``graph``, ``diff``, ``diagram``, ``rdf``/``sparql`` and ``mcl`` run
+# these (with the compile above); each product prints (``str``, or ``repr`` bounded).
+
+
+def export(result: CompileResult) -> Export:
+    """The resources a compiled project's modules register (``inmanta export -j``'s
+    document: ``str(product)``), with the graph they make (``product.graph(name)``).
+    Run it before the model is made: it reads the instances' values."""
+    from cfmodel.transforms.cf.export import export_resources
+
+    return export_resources(result)
+
+
+def read_graph(path: Path) -> ResourceGraph:
+    """A resource graph file: XMI or JSON of the graph metamodel."""
+    from cfmodel.transforms.graph.files import read_graph as read_graph_file
+
+    return read_graph_file(path)
+
+
+def read_export_graph(path: Path) -> ResourceGraph:
+    """The resource graph of an export document (a JSON list, as ``inmanta export -j`` writes it)."""
+    from cfmodel.transforms.graph.inmanta import read_export
+
+    return read_export(path)
+
+
+def agent_subgraph(graph: ResourceGraph, agent: str, *, neighbours: bool = False) -> ResourceGraph:
+    """One agent's resources (with *neighbours*: and the resources joined to them)."""
+    from cfmodel.transforms.graph import agent_subgraph as subgraph
+
+    return subgraph(graph, agent, neighbours=neighbours)
+
+
+def transitive_reduction(graph: ResourceGraph) -> ResourceGraph:
+    """The graph without the ordering edges other paths imply (notifying edges kept)."""
+    from cfmodel.transforms.graph import transitive_reduction as reduction
+
+    return reduction(graph)
+
+
+def graph_order(graph: ResourceGraph) -> GraphOrder:
+    """The resources in topological order (one id a line when printed).
+
+    Raises:
+        CfModelError: the graph has a cycle (each of its edges with its statement).
+    """
+    from cfmodel.transforms.graph import topological_order
+
+    return GraphOrder(tuple(topological_order(graph)))
+
+
+@dataclass(frozen=True)
+class GraphOrder:
+    """The `graph_order` step's product: the resources, each after those it depends on."""
+
+    resources: tuple[Resource, ...]
+
+    def __str__(self) -> str:
+        return "".join(f"{r.id}\n" for r in self.resources)
+
+
+def graph_picture(graph: ResourceGraph, *, legend: bool = True) -> Picture:
+    """The graph drawn: a DOT document (clusters per agent, a style per edge kind, a legend)."""
+    from cfmodel.transforms.graph.picture import graph_picture as picture
+
+    return picture(graph, legend=legend)
+
+
+def graph_model(graph: ResourceGraph) -> ModelExport:
+    """The graph as a model of the graph metamodel, ids from the resources' ids."""
+    from cfmodel.metamodel.resource_graph import to_ecore
+    from cfmodel.transforms.graph.files import graph_ids
+
+    return ModelExport([to_ecore(graph)], graph_ids)
+
+
+def class_diagram(
+    packages: Sequence[EPackage],
+    *,
+    include_std: bool = False,
+    title: str = "metamodel",
+    entity: str | None = None,
+) -> Picture:
+    """A metamodel's class diagram (a cluster per namespace; with *entity*, that class and
+    its neighbours only)."""
+    from cfmodel.transforms.graph.diagram import class_diagram as diagram
+
+    return diagram(packages, include_std, title, entity)
+
+
+def instance_diagram(
+    objects: Sequence[EObject],
+    id_of: Callable[[EObject], str | None],
+    max_objects: int,
+    title: str = "instances",
+) -> Picture:
+    """Instance objects and their relations drawn (at most *max_objects* of them)."""
+    from cfmodel.transforms.graph.diagram import instance_diagram as diagram
+
+    return diagram(objects, id_of, max_objects, title=title)
+
+
+def read_metamodels(files: Sequence[Path], rset: ResourceSet) -> list[EPackage]:
+    """``.ecore`` files read together into *rset* (they may refer to each other), their root
+    packages in the order their references need."""
+    from cfmodel.transforms.cf.ecore_import import read_ecore_files
+
+    return read_ecore_files(list(files), rset)
+
+
+def metamodel_shapes(packages: Sequence[EPackage]) -> CfShapes:
+    """The SHACL shapes of a metamodel's typedef constraints and indexes (docs/rdf.md)."""
+    from cfmodel.transforms.cf.lift import DomainMetamodel
+    from cfmodel.transforms.cf.shacl import cf_shapes
+
+    return cf_shapes(DomainMetamodel.from_packages(list(packages)))
+
+
+def diff_side(
+    objects: Sequence[EObject],
+    id_of: Callable[[EObject], str | None],
+    name: str,
+    graph: ResourceGraph | None = None,
+) -> Objects:
+    """One side of a comparison: every object (contained ones too) with its ids, and a
+    resource graph."""
+    from cfmodel.transforms.diff import Objects
+
+    return Objects(objects, id_of, name, graph)
+
+
+def diff(left: Any, right: Any, left_name: str = "", right_name: str = "") -> Comparison:
+    """What differs between two models (docs/diff.md): ``str(product)`` is its text."""
+    from cfmodel.transforms.diff import diff as compare
+
+    return compare(left, right, left_name, right_name)
+
+
+def comparison_text(comparison: Comparison, format: str, *, color: bool = False) -> str:
+    """A comparison as ``text`` (coloured with *color*), ``json`` or ``html`` (a whole page)."""
+    from cfmodel.transforms.diff import render
+
+    if format == "json":
+        return render.to_json(comparison)
+    if format == "html":
+        return render.to_html(comparison)
+    return render.to_text(comparison, color=color)
+
+
+def mcl_main_file(path: Path | str) -> Path:
+    """The main ``.mcl`` file of a program path (`cfmodel.mcl.main_file`)."""
+    from cfmodel import mcl
+
+    return mcl.main_file(path)
+
+
+def mcl_parse(path: Path | str) -> McProgram:
+    """One ``.mcl`` file's syntax tree (`cfmodel.dump.dump_node` prints it)."""
+    from cfmodel import mcl
+
+    return mcl.parse(path)
+
+
+def mcl_check(path: Path | str) -> McChecked:
+    """An mcl program parsed, resolved and unified (nothing runs)."""
+    from cfmodel import mcl
+
+    return mcl.check(path)
+
+
+def mcl_compile(path: Path | str, facts: dict[str, Any] | None = None) -> McCompiled:
+    """An mcl program compiled: its output with mcl's values and its resource graph."""
+    from cfmodel import mcl
+
+    return mcl.compile(path, facts)
+
+
+def mcl_format(text: str, name: str) -> str:
+    """An mcl program's canonical formatting (comments kept)."""
+    from cfmodel.transforms.mcl.unparse import format_source
+
+    return format_source(text, name)
+
+
+def mcl_graph_text(graph: ResourceGraph) -> str:
+    """mgmt's text form of a resource graph (``Vertex:``/``Edge:`` lines, sorted)."""
+    from cfmodel.transforms.mcl.to_graph import graph_text
+
+    return graph_text(graph)
+
+
+def mcl_output_json(compiled: McCompiled) -> str:
+    """A compiled program's output (resources with mcl's values, edges) as JSON."""
+    from cfmodel.transforms.mcl.to_graph import output_json
+
+    return output_json(compiled.output)
 
 
 # ---------------------------------------------------------------------------- dumps

@@ -124,3 +124,43 @@ def test_the_architecture_picture_is_the_code() -> None:
     assert code.count("\n") > 15
     docs = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert f"```python\n{code}```" in docs
+
+
+def test_the_other_commands_steps_print_their_products(webshop: Path, tmp_path: Path) -> None:
+    """The steps of ``export``, ``graph``, ``diff``, ``diagram``, ``rdf`` and ``mcl``, one by
+    one: each product prints (``str``: the text the command writes; ``repr``: bounded)."""
+    result = pipeline.compile_project(webshop)
+    exported = pipeline.export(result)
+    assert str(exported) == exported.json_bytes().decode("utf-8") and '"id":' in str(exported)
+    assert (
+        repr(exported) == f"<Export: {len(exported.resources)} resources>" and len(exported.resources) == 12
+    )
+    graph = exported.graph(result.name)
+    order = pipeline.graph_order(graph)
+    assert str(order).splitlines() == [r.id for r in order.resources]
+    assert sorted(r.id for r in order.resources) == sorted(r.id for r in graph.resources.values())
+    model = pipeline.graph_model(graph)
+    assert str(model) == model.xmi_bytes().decode("utf-8")
+    (tmp_path / "graph.xmi").write_bytes(model.xmi_bytes())
+    assert (
+        pipeline.graph_model(pipeline.read_graph(tmp_path / "graph.xmi")).json_bytes() == model.json_bytes()
+    )
+    (tmp_path / "export.json").write_bytes(exported.json_bytes())
+    again = pipeline.read_export_graph(tmp_path / "export.json")
+    assert sorted(again.resources) == sorted(graph.resources)
+    agent = next(iter(graph.resources.values())).agent
+    assert {r.agent for r in pipeline.agent_subgraph(graph, agent).resources.values()} == {agent}
+    assert len(pipeline.transitive_reduction(graph).edges) <= len(graph.edges)
+    assert pipeline.graph_picture(graph).dot.startswith("digraph")
+    assert "cluster" in pipeline.class_diagram(result.metamodel, title="shop").dot
+    assert pipeline.instance_diagram(result.model, result.id_of, 100).dot.startswith("digraph")
+
+    side = pipeline.diff_side(result.model, result.id_of, "shop", graph)
+    assert repr(side) == f"<Objects shop: {len(result.model)} objects, 12 resources>"
+    comparison = pipeline.diff(side, side)
+    assert comparison.equal and str(comparison) == pipeline.comparison_text(comparison, "text")
+    assert pipeline.comparison_text(comparison, "json").startswith("{")
+
+    compiled = pipeline.mcl_compile(REPO / "examples" / "mcl")
+    assert pipeline.mcl_graph_text(compiled.graph).startswith(("Edge: ", "Vertex: "))
+    assert pipeline.mcl_output_json(compiled).startswith('{\n  "edges": [')

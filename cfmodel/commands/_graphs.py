@@ -6,7 +6,7 @@ list of resources, as ``inmanta export -j`` writes it) — read as it is; a proj
 (with ``main.cf``): compiled, its resources exported (``cfmodel export``) and made a graph;
 an mcl program (a ``.mcl`` file, or a directory with ``metadata.yaml`` or ``main.mcl``)
 compiled with the facts (``--fact``/``--facts``) into its resource graph
-(``cfmodel.mcl.compile``).
+(``cfmodel.mcl.compile``). Every step is one of `cfmodel.pipeline`.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
     path = Path(source)
     suffix = path.suffix.lower()
     if path.is_file() and suffix == ".json" and json_list(path):
-        from cfmodel.transforms.graph.inmanta import read_export
+        from cfmodel.pipeline import read_export_graph
 
-        return read_export(path)
+        return read_export_graph(path)
     if path.is_file() and suffix in GRAPH_FILES:
-        from cfmodel.transforms.graph.files import read_graph
+        from cfmodel.pipeline import read_graph
 
         return read_graph(path)
     if path.is_file() and suffix in YAML_FILES:
@@ -45,22 +45,21 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
         return yamlgraph.read(path)
     if path.is_dir() and (path / "main.cf").is_file():
         from cfmodel.commands._options import facts_from_args
-        from cfmodel.pipeline import compile_project
-        from cfmodel.transforms.cf.export import export_resources
+        from cfmodel.pipeline import compile_project, export
 
         facts = facts_from_args(args)
         environment = getattr(args, "environment", None)
         progress = getattr(args, "progress", None)
         shown = progress if progress is not None and progress.enabled else None
         result = compile_project(path, facts=facts, environment=environment, cache=cache, progress=shown)
-        return export_resources(result).graph(result.name)
+        return export(result).graph(result.name)
     if suffix == ".mcl" or (
         path.is_dir() and ((path / "metadata.yaml").is_file() or (path / "main.mcl").is_file())
     ):
-        from cfmodel import mcl
         from cfmodel.commands._options import facts_from_args
+        from cfmodel.pipeline import mcl_compile
 
-        return mcl.compile(path, facts_from_args(args)).graph
+        return mcl_compile(path, facts_from_args(args)).graph
     if not path.exists():
         raise CfUsageError(f"{source}: no such file or directory")
     raise CfUsageError(

@@ -37,9 +37,7 @@ def load_side(
     """
     path = Path(source)
     if path.is_dir():
-        from cfmodel.pipeline import compile_project
-        from cfmodel.transforms.cf.export import export_resources
-        from cfmodel.transforms.diff import Objects
+        from cfmodel.pipeline import compile_project, diff_side, export
 
         result = compile_project(
             path,
@@ -49,10 +47,10 @@ def load_side(
             keep_sources=False,
             progress=progress,
         )
-        exported = export_resources(result)  # before the model: the export reads the instances' values
+        exported = export(result)  # before the model: the export reads the instances' values
         for problem in exported.problems:
             print(f"warning: {problem}", file=sys.stderr)
-        return Objects(result.model, result.id_of, str(result.name), exported.graph(str(result.name)))
+        return diff_side(result.model, result.id_of, str(result.name), exported.graph(str(result.name)))
     if not path.is_file():
         raise CfUsageError(f"{source}: no such file or directory")
     suffix = path.suffix.lower()
@@ -61,9 +59,9 @@ def load_side(
 
         return yamlgraph.read(path)
     if suffix == ".json" and json_list(path):
-        from cfmodel.transforms.graph.inmanta import read_export
+        from cfmodel.pipeline import read_export_graph
 
-        return read_export(path)
+        return read_export_graph(path)
     if suffix in (".xmi", ".xml", ".json"):
         return _model_file(path, [Path(e) for e in ecores])
     raise CfUsageError(f"{source}: not a project, a model file (.xmi, .json) or a graph file (.yaml)")
@@ -72,16 +70,15 @@ def load_side(
 def _model_file(path: Path, ecores: list[Path]) -> Any:
     from cfmodel.metamodel import graph as gm
     from cfmodel.metamodel.resource_graph import from_ecore
+    from cfmodel.pipeline import diff_side, read_metamodels
     from cfmodel.serializers import canonical, read
     from cfmodel.serializers.base import register_packages
-    from cfmodel.transforms.cf.ecore_import import read_ecore_files
-    from cfmodel.transforms.diff import Objects
 
     rset = ResourceSet()
     register_packages(rset, [gm.PACKAGE])
     metamodels = [*sorted(path.parent.glob("*.ecore")), *ecores]
     if metamodels:
-        register_packages(rset, read_ecore_files(metamodels, rset))  # together: they refer to each other
+        register_packages(rset, read_metamodels(metamodels, rset))  # together: they refer to each other
     try:
         document = read(path, rset)
     except CfModelError as exc:
@@ -94,4 +91,4 @@ def _model_file(path: Path, ecores: list[Path]) -> Any:
         except ValueError as exc:
             raise CfUsageError(f"{path}: {exc}") from exc
     ids = document.ids
-    return Objects(list(canonical.walk(document.roots)), ids.get, str(path))
+    return diff_side(list(canonical.walk(document.roots)), ids.get, str(path))

@@ -39,8 +39,8 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
+    from cfmodel.pipeline import class_diagram, instance_diagram
     from cfmodel.serializers import atomic, dot
-    from cfmodel.transforms.graph.diagram import class_diagram, instance_diagram
 
     fmt = _format(args)
     if fmt == "png" and not args.output:
@@ -59,11 +59,9 @@ def cmd_diagram(args: argparse.Namespace) -> int:
         packages = ecore.read(source).roots
         picture = class_diagram(packages, include_std=True, title=source.stem)
     else:
-        from cfmodel.project import load_project
-        from cfmodel.transforms.cf.lift import lift
-        from cfmodel.transforms.cf.resolve import resolve
+        from cfmodel.pipeline import check, lift
 
-        program = resolve(load_project(source, parse_cache(args)))
+        program = check(source, parse_cache(args)).program
         for warning in program.warnings:
             print(warning.render(), file=sys.stderr)
         picture = class_diagram(lift(program).packages, include_std=args.std, title=program.name)

@@ -42,8 +42,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from cfmodel.commands._sides import load_side
+    from cfmodel.pipeline import comparison_text, diff
     from cfmodel.serializers import atomic
-    from cfmodel.transforms.diff import diff, render
 
     right_source = args.right if args.right is not None else args.left
     if args.right is None and not _request_differs(args):
@@ -63,13 +63,9 @@ def _run(args: argparse.Namespace) -> int:
         from cfmodel.serializers import xmi
 
         data = xmi.to_bytes([comparison.to_ecore()])
-    elif args.format == "json":
-        data = render.to_json(comparison).encode("utf-8")
-    elif args.format == "html":
-        data = render.to_html(comparison).encode("utf-8")
     else:
         color = args.color == "always" or (args.color == "auto" and not args.output and sys.stdout.isatty())
-        data = render.to_text(comparison, color=color).encode("utf-8")
+        data = comparison_text(comparison, args.format, color=color).encode("utf-8")
     if args.output:
         atomic.write_bytes(args.output, data)
     else:

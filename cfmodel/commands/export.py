@@ -1,7 +1,7 @@
 """``cfmodel export PROJECT -o FILE``: the resources a model deploys, as ``inmanta export -j`` writes them.
 
 Compiles the project (as ``cfmodel compile`` does: same request options), makes the
-resources its modules register (`cfmodel.transforms.cf.export`) and writes the
+resources its modules register (the façade's `export` step, `cfmodel.transforms.cf.export`) and writes the
 desired-state document: a JSON list, one object per resource with its fields, ``id`` and
 ``requires``, sorted by id (docs/compiler.md, "Resources and export"). The file is
 replaced atomically; ``-o -`` writes to standard output. The summary (resources, and the
@@ -21,13 +21,13 @@ ORDER = 25
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from cfmodel.pipeline import export
     from cfmodel.serializers.atomic import write_bytes
-    from cfmodel.transforms.cf.export import export_resources
 
     result = compile_from_args(args)
     _warnings(result, args)
     progress_of(args)("exporting the resources")
-    exported = export_resources(result)
+    exported = export(result)
     for problem in exported.problems:
         print(f"warning: {problem}", file=sys.stderr)
     data = exported.json_bytes()

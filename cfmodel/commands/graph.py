@@ -55,7 +55,7 @@ def output_format(args: argparse.Namespace) -> str:
 
 def cmd_graph(args: argparse.Namespace) -> int:
     from cfmodel.commands._graphs import load_graph
-    from cfmodel.transforms.graph import agent_subgraph, transitive_reduction
+    from cfmodel.pipeline import agent_subgraph, transitive_reduction
 
     fmt = output_format(args)
     if fmt == "png" and not args.output:
@@ -80,25 +80,23 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
 
 def render_graph(graph: object, fmt: str, args: argparse.Namespace) -> bytes:
-    from cfmodel.metamodel.resource_graph import ResourceGraph, to_ecore
-    from cfmodel.serializers import JsonOptions, XmiOptions, dot, json, xmi, yamlgraph
-    from cfmodel.transforms.graph import topological_order
-    from cfmodel.transforms.graph.files import graph_ids
-    from cfmodel.transforms.graph.picture import graph_picture
+    from cfmodel import pipeline
+    from cfmodel.metamodel.resource_graph import ResourceGraph
+    from cfmodel.serializers import dot, yamlgraph
 
     assert isinstance(graph, ResourceGraph)
     if fmt == "order":
-        return "".join(f"{r.id}\n" for r in topological_order(graph)).encode("utf-8")
+        return str(pipeline.graph_order(graph)).encode("utf-8")
     if fmt == "yamlgraph":
         made = yamlgraph.to_text(graph)
         for loss in made.losses:
             print(f"warning: not carried into the YAML graph: {loss}", file=sys.stderr)
         return made.text.encode("utf-8")
     if fmt == "xmi":
-        return xmi.to_bytes([to_ecore(graph)], XmiOptions(id_of=graph_ids))
+        return pipeline.graph_model(graph).xmi_bytes()
     if fmt == "json":
-        return json.to_bytes([to_ecore(graph)], JsonOptions(id_of=graph_ids, indent=2))
-    picture = graph_picture(graph, legend=not args.no_legend)
+        return pipeline.graph_model(graph).json_bytes(indent=2)
+    picture = pipeline.graph_picture(graph, legend=not args.no_legend)
     if fmt == "dot":
         return picture.dot.encode("utf-8")
     return dot.render(picture.dot, fmt)

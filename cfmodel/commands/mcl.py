@@ -11,12 +11,9 @@ writers (``cfmodel graph``). Exit 0, or 1 with the diagnostics.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from cfmodel import mcl
 from cfmodel.commands import Command, SubParsers
 from cfmodel.commands._options import facts_from_args, progress_of
 from cfmodel.commands.graph import render_graph
@@ -24,10 +21,6 @@ from cfmodel.dump import dump_node
 from cfmodel.errors import CfModelError, CfUsageError
 from cfmodel.grammars import mcl as mcl_grammar
 from cfmodel.serializers.atomic import write_bytes
-from cfmodel.transforms.mcl.core import go_format
-from cfmodel.transforms.mcl.interpret import Output
-from cfmodel.transforms.mcl.to_graph import graph_text
-from cfmodel.transforms.mcl.unparse import format_source
 
 ORDER = 40
 GRAPH_FORMATS = ("text", "json", "dot", "svg", "png", "xmi", "model-json", "yamlgraph")
@@ -68,22 +61,26 @@ def with_carets(command: Command) -> Command:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    checked = mcl.check(args.path)
+    from cfmodel.pipeline import mcl_check  # the pipeline: when a command runs, not at startup
+
+    checked = mcl_check(args.path)
     print(f"{args.path}: ok — {len(checked.typing.types)} expressions typed")
     return 0
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
+    from cfmodel.pipeline import mcl_compile, mcl_graph_text, mcl_output_json
+
     if args.format == "png" and not args.output:
         raise CfUsageError("a PNG needs an output file (-o FILE.png)")
     progress = progress_of(args)
     progress(f"compiling {args.path}")
-    compiled = mcl.compile(args.path, facts_from_args(args))
+    compiled = mcl_compile(args.path, facts_from_args(args))
     progress(f"writing {args.output or 'the graph'}")
     if args.format == "text":
-        data = graph_text(compiled.graph).encode("utf-8")
+        data = mcl_graph_text(compiled.graph).encode("utf-8")
     elif args.format == "json":
-        data = graph_json(compiled.output).encode("utf-8")
+        data = mcl_output_json(compiled).encode("utf-8")
     else:  # the resource graph's own writers (cfmodel graph)
         fmt = "json" if args.format == "model-json" else args.format
         data = render_graph(compiled.graph, fmt, argparse.Namespace(no_legend=args.no_legend))
@@ -96,14 +93,18 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    sys.stdout.write(dump_node(mcl.parse(mcl.main_file(args.path))))
+    from cfmodel.pipeline import mcl_main_file, mcl_parse
+
+    sys.stdout.write(dump_node(mcl_parse(mcl_main_file(args.path))))
     return 0
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
-    path = mcl.main_file(args.path)
+    from cfmodel.pipeline import mcl_format, mcl_main_file
+
+    path = mcl_main_file(args.path)
     text = mcl_grammar.read_source(path, str(path))
-    formatted = format_source(text, str(path))
+    formatted = mcl_format(text, str(path))
     if args.check:
         if formatted != text:
             print(f"{path}: would reformat", file=sys.stderr)
@@ -115,39 +116,6 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(formatted)
     return 0
-
-
-def graph_json(graph: Output) -> str:
-    resources = [
-        {"kind": r.kind, "name": r.name, "fields": plain_value(r.fields), "meta": plain_value(r.meta)}
-        for r in sorted(graph.resources.values(), key=lambda r: r.key)
-    ]
-    edges = [
-        {
-            "from": {"kind": e.source[0], "name": e.source[1]},
-            "to": {"kind": e.target[0], "name": e.target[1]},
-            "notify": e.notify,
-            **({"send": e.send, "recv": e.recv} if e.send else {}),
-            **({"auto": True} if e.auto else {}),
-        }
-        for e in sorted(graph.edges, key=lambda e: (e.source, e.target, e.send or "", e.recv or ""))
-    ]
-    return json.dumps({"resources": resources, "edges": edges}, indent=2, sort_keys=True) + "\n"
-
-
-def plain_value(value: Any) -> Any:
-    if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
-            return {k: plain_value(v) for k, v in value.items()}
-        return [
-            [plain_value(k), plain_value(v)]
-            for k, v in sorted(value.items(), key=lambda kv: go_format(kv[0]))
-        ]
-    if isinstance(value, tuple):
-        return [plain_value(v) for v in value]
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return go_format(value)
-    return value
 
 
 def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:

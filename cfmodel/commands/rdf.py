@@ -73,10 +73,8 @@ def _file_model(path: Path, metamodels: list[Path]) -> tuple[list[Any], rdf.RdfO
 
     from cfmodel import serializers
     from cfmodel.metamodel import bindings, environments, graph
+    from cfmodel.pipeline import metamodel_shapes, read_metamodels
     from cfmodel.serializers.base import register_packages
-    from cfmodel.transforms.cf.ecore_import import read_ecore_files
-    from cfmodel.transforms.cf.lift import DomainMetamodel
-    from cfmodel.transforms.cf.shacl import cf_shapes
 
     base = f"http://cfmodel.org/instances/{quote(path.stem, safe='')}#"
     suffix = path.suffix.lower()
@@ -98,10 +96,8 @@ def _file_model(path: Path, metamodels: list[Path]) -> tuple[list[Any], rdf.RdfO
         )
     beside = [p for p in sorted(path.parent.glob("*.ecore")) if p != path] if not metamodels else []
     ecore_files = [path, *beside] if suffix == ".ecore" else [*metamodels, *beside]
-    packages = (
-        read_ecore_files(ecore_files, rset) if ecore_files else []
-    )  # in the order their references need
-    found = cf_shapes(DomainMetamodel.from_packages(packages)) if packages else None
+    packages = read_metamodels(ecore_files, rset) if ecore_files else []  # in the order their references need
+    found = metamodel_shapes(packages) if packages else None
     if suffix == ".ecore":
         return [], rdf.RdfOptions(base=base, packages=tuple(packages), instances=False, shapes=found)
     document = serializers.read(path, rset)

@@ -113,6 +113,14 @@ class Export:
             "utf-8"
         )
 
+    def __str__(self) -> str:
+        """The export document (``cfmodel export``'s file)."""
+        return self.json_bytes().decode("utf-8")
+
+    def __repr__(self) -> str:  # bounded: ``str()`` is the whole document
+        undefined = f", {len(self.undefined)} with unknown values" if self.undefined else ""
+        return f"<Export: {len(self.resources)} resources{undefined}>"
+
 
 def _plain(value: Any) -> Any:
     if isinstance(value, Unknown):

@@ -34,6 +34,10 @@ class Objects:
     name: str = ""
     graph: ResourceGraph | None = None
 
+    def __repr__(self) -> str:  # bounded: a side may hold a million objects
+        graph = f", {len(self.graph.resources)} resources" if self.graph is not None else ""
+        return f"<Objects {self.name}: {len(self.objects)} objects{graph}>"
+
 
 def as_side(value: Any, name: str = "") -> Objects:
     """A side of a comparison from what ``diff`` accepts.

@@ -12,11 +12,16 @@ first line).
 Values: mcl's lists, structs (in field order) and maps become the graph's lists and maps;
 a map whose keys are not strings has them written as mgmt prints them (``1``, ``true``),
 the one place where the graph model cannot keep an mcl type.
+
+`output_json`: the output itself, with mcl's values, as JSON (``cfmodel mcl graph
+--format json``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from typing import Any
 
 from cfmodel.errors import Span
 from cfmodel.metamodel.mcl_kinds import META_DEFAULTS
@@ -64,6 +69,44 @@ def graph_text(graph: ResourceGraph) -> str:
         source, target = graph.resources[edge.source], graph.resources[edge.target]
         lines.add(f"Edge: {source.kind}[{source.name}] -> {target.kind}[{target.name}]")
     return "".join(line + "\n" for line in sorted(lines))
+
+
+def output_json(output: Output) -> str:
+    """The output with mcl's values as JSON (``cfmodel mcl graph --format json``): the
+    resources (sorted by kind and name) with their fields and meta parameters, and the
+    edges (sorted); a map whose keys are not strings is a list of pairs, sorted as mgmt
+    prints the keys; NaN and infinities are written as mgmt prints them."""
+    resources = [
+        {"kind": r.kind, "name": r.name, "fields": plain_value(r.fields), "meta": plain_value(r.meta)}
+        for r in sorted(output.resources.values(), key=lambda r: r.key)
+    ]
+    edges = [
+        {
+            "from": {"kind": e.source[0], "name": e.source[1]},
+            "to": {"kind": e.target[0], "name": e.target[1]},
+            "notify": e.notify,
+            **({"send": e.send, "recv": e.recv} if e.send else {}),
+            **({"auto": True} if e.auto else {}),
+        }
+        for e in sorted(output.edges, key=lambda e: (e.source, e.target, e.send or "", e.recv or ""))
+    ]
+    return json.dumps({"resources": resources, "edges": edges}, indent=2, sort_keys=True) + "\n"
+
+
+def plain_value(value: Any) -> Any:
+    """An mcl value as JSON data (see `output_json`)."""
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {k: plain_value(v) for k, v in value.items()}
+        return [
+            [plain_value(k), plain_value(v)]
+            for k, v in sorted(value.items(), key=lambda kv: go_format(kv[0]))
+        ]
+    if isinstance(value, tuple):
+        return [plain_value(v) for v in value]
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return go_format(value)
+    return value
 
 
 def _is_default(name: str, value: McValue) -> bool:
