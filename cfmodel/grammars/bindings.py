@@ -210,9 +210,10 @@ class _Builder:
     """Turns a textX tree into metamodel objects, recording each element's span.
 
     ``model`` holds the classes to build: ``bm.plain`` (the parser's plain objects) or the
-    PyEcore module ``bm`` (the default, for subclasses such as the environments parser, whose
-    model contains bindings expressions). Every object gets all its features as constructor
-    arguments, the same ones in both cases (a feature given is a feature set).
+    PyEcore classes of ``bm`` (for subclasses such as the environments parser, whose model
+    contains bindings expressions: a `Maker` of them, the runtime's objects). Every object
+    gets all its features as constructor arguments, the same ones in every case (a feature
+    given is a feature set).
     """
 
     def __init__(self, text: str, file: str, model: Any = bm) -> None:

@@ -44,8 +44,10 @@ from cfmodel.grammars.frontend import (
     syntax_error,
 )
 from cfmodel.grammars.positions import LineIndex
+from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
+from cfmodel.metamodel.runtime.objects import Maker, ObjectBuilder
 
 GRAMMAR = Path(__file__).with_name("environments.tx")
 
@@ -130,6 +132,7 @@ def parse_str(text: str, file: str = "<string>") -> ParsedEnvironments:
             tree = _metamodel().model_from_str(blank_comments(text))
             builder = _Builder(text, file)
             root = builder.build_file(tree)
+            builder.finish()
         except TextXSyntaxError as err:
             raise _syntax_error(err, text, file) from err
         except RecursionError:
@@ -174,17 +177,29 @@ def _expected(err: TextXSyntaxError) -> list[str]:
 
 
 class _Builder(_BindingsBuilder):
-    """The bindings builder (expressions, spans) plus the environments file's statements."""
+    """The bindings builder (expressions, spans) plus the environments file's statements.
+
+    Every object, bindings expressions too, is made by one `ObjectBuilder` (the runtime's
+    light objects, as the compiler and the readers make theirs); `finish` registers them."""
+
+    def __init__(self, text: str, file: str) -> None:
+        self.objects = ObjectBuilder()
+        super().__init__(text, file, Maker(self.objects, bm.PACKAGE))
+        self.e = Maker(self.objects, em.PACKAGE)
+
+    def finish(self) -> None:
+        """Register the objects made as PyEcore instances."""
+        self.objects.finish()
 
     def build_file(self, tree: Any) -> ModelObject:
-        root = self._made(em.EnvironmentsFile(), tree)
+        root = self._made(self.e.EnvironmentsFile(), tree)
         root.statements.extend(self.statement(s) for s in attrs(tree, "statements"))
         return root
 
     def statement(self, node: Any) -> ModelObject:
         kind = rule_of(node)
         if kind == "EnvSite":
-            site = em.SiteDeclaration()
+            site = self.e.SiteDeclaration()
             site.declarations.extend(self.declaration(d) for d in attrs(node, "declarations"))
             return self._made(site, node)
         if kind == "Assignment":
@@ -193,7 +208,7 @@ class _Builder(_BindingsBuilder):
             return self.if_statement(node)
         if kind == "CaseStatement":
             return self._made(self.case_statement(node), node)
-        call = em.CallStatement(function=attr(node, "function"))
+        call = self.e.CallStatement(function=attr(node, "function"))
         call.args.extend(self.expression(a) for a in attrs(node, "args"))
         return self._made(call, node)
 
@@ -203,14 +218,14 @@ class _Builder(_BindingsBuilder):
     def declaration(self, node: Any) -> ModelObject:
         kind = rule_of(node)
         if kind == "EnvDefaults":
-            decl = em.EnvironmentDefaults()
+            decl = self.e.EnvironmentDefaults()
         elif kind == "StaticEnv":
-            decl = em.EnvironmentDeclaration(title=self.expression(attr(node, "title")))
+            decl = self.e.EnvironmentDeclaration(title=self.expression(attr(node, "title")))
         else:
-            decl = em.DynamicEnvironments(title=self.expression(attr(node, "title")))
+            decl = self.e.DynamicEnvironments(title=self.expression(attr(node, "title")))
         for param in attrs(node, "params"):
             value = self.expression(attr(param, "value"))
-            decl.parameters.append(self._made(em.Parameter(name=attr(param, "name"), value=value), param))
+            decl.parameters.append(self._made(self.e.Parameter(name=attr(param, "name"), value=value), param))
         return self._made(decl, node)
 
     def assignment(self, node: Any) -> ModelObject:
@@ -219,11 +234,11 @@ class _Builder(_BindingsBuilder):
             span = self.span_of(node)
             message = f"cannot assign {raw}: top-scope variables (facts) are read-only here"
             raise CfSyntaxError(message, span, "assign-top-scope")
-        return em.Assignment(variable=raw[1:], value=self.expression(attr(node, "value")))
+        return self.e.Assignment(variable=raw[1:], value=self.expression(attr(node, "value")))
 
     def if_statement(self, node: Any) -> ModelObject:
         stmt = self._made(
-            em.IfStatement(
+            self.e.IfStatement(
                 unless=attr(node, "kind") == "unless", condition=self.condition(attr(node, "condition"))
             ),
             node,
@@ -231,7 +246,9 @@ class _Builder(_BindingsBuilder):
         stmt.then.extend(self.statements(attrs(node, "then")))
         tail = stmt
         for clause in attrs(node, "elsifs"):
-            nested = self._made(em.IfStatement(condition=self.condition(attr(clause, "condition"))), clause)
+            nested = self._made(
+                self.e.IfStatement(condition=self.condition(attr(clause, "condition"))), clause
+            )
             nested.then.extend(self.statements(attrs(clause, "body")))
             tail.otherwise.append(nested)
             tail = nested
@@ -239,16 +256,16 @@ class _Builder(_BindingsBuilder):
         return stmt
 
     def case_statement(self, node: Any) -> ModelObject:
-        stmt = em.CaseStatement(subject=self.expression(attr(node, "subject")))
+        stmt = self.e.CaseStatement(subject=self.expression(attr(node, "subject")))
         for option_node in attrs(node, "options"):
-            option = self._made(em.CaseOption(), option_node)
+            option = self._made(self.e.CaseOption(), option_node)
             for value_node in attrs(option_node, "values"):
                 if attr(value_node, "pattern"):
-                    value = em.RegexValue(pattern=self.regex(value_node))
+                    value = self.e.RegexValue(pattern=self.regex(value_node))
                 elif attr(value_node, "default"):
-                    value = em.DefaultValue()
+                    value = self.e.DefaultValue()
                 else:
-                    value = em.ExpressionValue(expression=self.expression(attr(value_node, "value")))
+                    value = self.e.ExpressionValue(expression=self.expression(attr(value_node, "value")))
                 option.values.append(self._made(value, value_node))
             option.body.extend(self.statements(attrs(option_node, "body")))
             stmt.options.append(option)
@@ -259,30 +276,30 @@ class _Builder(_BindingsBuilder):
         terms = [self.conjunction(t) for t in attrs(node, "terms")]
         if len(terms) == 1:
             return terms[0]
-        return self._made(em.AnyCondition(operands=terms), node)
+        return self._made(self.e.AnyCondition(operands=terms), node)
 
     def conjunction(self, node: Any) -> ModelObject:
         factors = [self.factor(f) for f in attrs(node, "factors")]
         if len(factors) == 1:
             return factors[0]
-        return self._made(em.AllConditions(operands=factors), node)
+        return self._made(self.e.AllConditions(operands=factors), node)
 
     def factor(self, node: Any) -> ModelObject:
         kind = rule_of(node)
         if kind == "GroupTest":
             return self.condition(attr(node, "condition"))
         if kind == "MatchTest":
-            obj = em.MatchCondition(
+            obj = self.e.MatchCondition(
                 subject=self.expression(attr(node, "subject")),
                 pattern=self.regex(node),
                 negated=attr(node, "op") == "!~",
             )
         elif kind == "InTest":
-            obj = em.InCondition(
+            obj = self.e.InCondition(
                 item=self.expression(attr(node, "item")), collection=self.expression(attr(node, "collection"))
             )
         else:
-            obj = em.ExpressionCondition(expression=self.expression(attr(node, "expression")))
+            obj = self.e.ExpressionCondition(expression=self.expression(attr(node, "expression")))
         return self._made(obj, node)
 
     def regex(self, node: Any) -> str:

@@ -80,6 +80,7 @@ from pyecore.ecore import (
 
 from cfmodel.errors import Span
 from cfmodel.metamodel.builder import add_attribute, add_class, add_reference
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 from cfmodel.metamodel.runtime.plain import PlainObject, plain_classes, plain_to_ecore
 
 NS_URI = "http://cfmodel.org/bindings/1.0"
@@ -325,30 +326,39 @@ def to_ecore(obj: ModelObject, spans: SpanTable | None = None) -> ModelObject:
     return plain_to_ecore(obj, spans.copy if spans is not None else None)
 
 
-def literal_of(value: Any) -> ModelObject:
+def literal_of(value: Any, builder: ObjectBuilder | None = None) -> ModelObject:
     """A data value (str, int, float, bool, None, list, dict) as a literal expression.
 
     Used by providers that build bindings from data (``enc:``, ``hiera:``) and by exports
     of effective values. Strings become ``StringLiteral`` (no interpolation); hash keys
-    keep their type.
+    keep their type. The objects are made by *builder* (its caller finishes it), else by
+    one of their own, registered at once (`cfmodel.metamodel.runtime.objects`).
 
     Raises:
         TypeError: the value is not plain data.
     """
+    if builder is None:
+        builder = ObjectBuilder()
+        made = literal_of(value, builder)
+        builder.finish()
+        return made
+    make = builder.make
     if value is None:
-        return UndefLiteral()
+        return make(UndefLiteral)
     if isinstance(value, bool):
-        return BooleanLiteral(value=value)
+        return make(BooleanLiteral, value=value)
     if isinstance(value, int):
-        return IntegerLiteral(value=value)
+        return make(IntegerLiteral, value=value)
     if isinstance(value, float):
-        return FloatLiteral(value=value)
+        return make(FloatLiteral, value=value)
     if isinstance(value, str):
-        return StringLiteral(value=value)
+        return make(StringLiteral, value=value)
     if isinstance(value, list | tuple):
-        return ArrayLiteral(items=[literal_of(v) for v in value])
+        return make(ArrayLiteral, items=[literal_of(v, builder) for v in value])
     if isinstance(value, dict):
-        return HashLiteral(
-            entries=[HashEntry(key=literal_of(k), value=literal_of(v)) for k, v in value.items()]
-        )
+        entries = [
+            make(HashEntry, key=literal_of(k, builder), value=literal_of(v, builder))
+            for k, v in value.items()
+        ]
+        return make(HashLiteral, entries=entries)
     raise TypeError(f"not plain data: {type(value).__name__}")

@@ -27,6 +27,7 @@ from typing import Any, TypeAlias
 from cfmodel.display import html_table
 from cfmodel.errors import Span
 from cfmodel.metamodel import graph as gm
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 
 #: An attribute or meta parameter value.
 Value: TypeAlias = "str | int | float | bool | list[Value] | dict[str, Value] | None"
@@ -218,30 +219,39 @@ def graph_equal(a: ResourceGraph, b: ResourceGraph) -> bool:
 
 
 def to_ecore(graph: ResourceGraph) -> Any:
-    """The Ecore ``Graph`` of a typed graph (PyEcore objects of ``cfmodel.metamodel.graph``)."""
-    root = gm.Graph(name=graph.name, language=graph.language)
+    """The Ecore ``Graph`` of a typed graph (PyEcore objects of ``cfmodel.metamodel.graph``,
+    made by the runtime's `ObjectBuilder`: the light objects the compiler and the readers make)."""
+    b = ObjectBuilder()
     made: dict[str, Any] = {}
     for res in graph.resources.values():
-        obj = gm.Resource(resourceId=res.id, kind=res.kind, name=res.name)
-        if res.key is not None:
-            obj.key = res.key
-        if res.agent is not None:
-            obj.agent = res.agent
-        obj.attributes.extend(_attributes_to_ecore(res.attributes))
-        obj.meta.extend(_attributes_to_ecore(res.meta))
-        obj.provenance.extend(_provenance_to_ecore(res.provenance))
-        made[res.id] = obj
-        root.resources.append(obj)
+        optional = {"key": res.key, "agent": res.agent}
+        made[res.id] = b.make(
+            gm.Resource,
+            resourceId=res.id,
+            kind=res.kind,
+            name=res.name,
+            **{k: v for k, v in optional.items() if v is not None},
+            attributes=_attributes_to_ecore(res.attributes, b),
+            meta=_attributes_to_ecore(res.meta, b),
+            provenance=_provenance_to_ecore(res.provenance, b),
+        )
+    edges = []
     for edge in graph.edges:
-        eobj = gm.Edge(kind=gm.EdgeKind.getEEnumLiteral(edge.kind.value))
-        eobj.source = made[edge.source]
-        eobj.target = made[edge.target]
-        if edge.send_field is not None:
-            eobj.sendField = edge.send_field
-        if edge.recv_field is not None:
-            eobj.recvField = edge.recv_field
-        eobj.provenance.extend(_provenance_to_ecore(edge.provenance))
-        root.edges.append(eobj)
+        fields = {"sendField": edge.send_field, "recvField": edge.recv_field}
+        edges.append(
+            b.make(
+                gm.Edge,
+                kind=gm.EdgeKind.getEEnumLiteral(edge.kind.value),
+                source=made[edge.source],
+                target=made[edge.target],
+                **{k: v for k, v in fields.items() if v is not None},
+                provenance=_provenance_to_ecore(edge.provenance, b),
+            )
+        )
+    root = b.make(
+        gm.Graph, name=graph.name, language=graph.language, resources=list(made.values()), edges=edges
+    )
+    b.finish()
     return root
 
 
@@ -283,34 +293,37 @@ def from_ecore(root: Any) -> ResourceGraph:
     return graph
 
 
-def _attributes_to_ecore(values: Mapping[str, Value]) -> Iterator[Any]:
-    for name, value in values.items():
-        yield gm.Attribute(name=name, value=value_to_ecore(value))
+def _attributes_to_ecore(values: Mapping[str, Value], b: ObjectBuilder) -> list[Any]:
+    return [b.make(gm.Attribute, name=name, value=value_to_ecore(value, b)) for name, value in values.items()]
 
 
 def _attributes_from_ecore(attributes: Iterable[Any]) -> dict[str, Value]:
     return {a.name or "": value_from_ecore(a.value) for a in attributes}
 
 
-def value_to_ecore(value: Value) -> Any:
-    """The typed Ecore ``Value`` of a Python value."""
-    if value is None:
-        return gm.NullValue()
-    if isinstance(value, bool):
-        return gm.BooleanValue(value=value)
-    if isinstance(value, int):
-        return gm.IntegerValue(value=value)
-    if isinstance(value, float):
-        return gm.FloatValue(value=value)
-    if isinstance(value, str):
-        return gm.StringValue(value=value)
-    if isinstance(value, list):
-        made = gm.ListValue()
-        made.items.extend(value_to_ecore(v) for v in value)
+def value_to_ecore(value: Value, builder: ObjectBuilder | None = None) -> Any:
+    """The typed Ecore ``Value`` of a Python value (made by *builder*, which the caller
+    finishes; else registered at once)."""
+    if builder is None:
+        builder = ObjectBuilder()
+        made = value_to_ecore(value, builder)
+        builder.finish()
         return made
-    made = gm.MapValue()
-    made.entries.extend(gm.MapEntry(key=k, value=value_to_ecore(v)) for k, v in value.items())
-    return made
+    make = builder.make
+    if value is None:
+        return make(gm.NullValue)
+    if isinstance(value, bool):
+        return make(gm.BooleanValue, value=value)
+    if isinstance(value, int):
+        return make(gm.IntegerValue, value=value)
+    if isinstance(value, float):
+        return make(gm.FloatValue, value=value)
+    if isinstance(value, str):
+        return make(gm.StringValue, value=value)
+    if isinstance(value, list):
+        return make(gm.ListValue, items=[value_to_ecore(v, builder) for v in value])
+    entries = [make(gm.MapEntry, key=k, value=value_to_ecore(v, builder)) for k, v in value.items()]
+    return make(gm.MapValue, entries=entries)
 
 
 _SCALAR_DEFAULTS: dict[str, Value] = {
@@ -336,18 +349,20 @@ def value_from_ecore(obj: Any) -> Value:
     return _SCALAR_DEFAULTS[kind] if found is None else found  # PyEcore is untyped: Any
 
 
-def _provenance_to_ecore(items: Iterable[Provenance]) -> Iterator[Any]:
+def _provenance_to_ecore(items: Iterable[Provenance], b: ObjectBuilder) -> list[Any]:
+    made = []
     for item in items:
-        obj = gm.Provenance()
+        values: dict[str, Any] = {}
         if item.span is not None:
-            obj.file = item.span.file
-            obj.line, obj.column = item.span.line, item.span.col
-            obj.endLine, obj.endColumn = item.span.end_line, item.span.end_col
+            span = item.span
+            values.update(file=span.file, line=span.line, column=span.col)
+            values.update(endLine=span.end_line, endColumn=span.end_col)
         if item.producer:
-            obj.producer = item.producer
+            values["producer"] = item.producer
         if item.statement:
-            obj.statement = item.statement
-        yield obj
+            values["statement"] = item.statement
+        made.append(b.make(gm.Provenance, **values))
+    return made
 
 
 def _provenance_from_ecore(obj: Any) -> Provenance:

@@ -18,14 +18,22 @@ reference is set too, as PyEcore's setter would (else the caller sets both ends,
 compiler does).
 Values are stored as given: callers give values of the features' types. `finish` registers
 the light objects as PyEcore instances (``EClass.allInstances()``), as its constructor does.
+
+``make(eclass, **values)`` is ``eclass(**values)`` on the builder, and `build` one such
+object alone: what the small models are made with — the resource graph's model, the
+environments catalog and request, the differences model, the effective bindings, the
+bindings that providers make from data (``bindings.literal_of``), the syntax tree as a
+model, the environments parser's tree. The objects are PyEcore objects: PyEcore's setters,
+readers and writers take them as they take their own.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
-from pyecore.ecore import EAttribute, EObject
+from pyecore.ecore import EAttribute, EClass, EObject
 
 from cfmodel.metamodel.runtime import fastpath
 
@@ -55,13 +63,15 @@ class ObjectBuilder:
     """Makes new objects (`new`), sets their features (`set`, `extend`; `feature` reads a
     feature once for them), then `finish`."""
 
-    __slots__ = ("_classes", "_features", "_made", "light")
+    __slots__ = ("_classes", "_features", "_made", "_named", "light")
 
     def __init__(self) -> None:
         self.light = fastpath.LIGHT and fastpath.RAW
         # per EClass (by id, checked): the class and its light class (None: PyEcore's constructor)
         self._classes: dict[int, tuple[Any, type | None]] = {}
         self._features: dict[int, Feature] = {}
+        # per (EClass by id, feature name): the class and the feature (`make`'s keywords)
+        self._named: dict[tuple[int, str], tuple[Any, Feature]] = {}
         self._made: list[EObject] = []  # light objects, registered by `finish`
 
     def light_class(self, eclass: Any) -> type | None:
@@ -77,6 +87,36 @@ class ObjectBuilder:
         if found is None or found.feature is not f:
             found = self._features[id(f)] = Feature(f, self.light)
         return found
+
+    def named(self, eclass: Any, name: str) -> Feature:
+        """The feature of `eclass` called `name` (its own or inherited), as `set` takes it.
+
+        Raises:
+            AttributeError: `eclass` has no such feature.
+        """
+        key = (id(eclass), name)
+        found = self._named.get(key)
+        if found is None or found[0] is not eclass:
+            f = eclass.findEStructuralFeature(name)
+            if f is None:
+                raise AttributeError(f"{eclass.name} has no feature {name!r}")
+            found = self._named[key] = (eclass, self.feature(f))
+        return found[1]
+
+    def make(self, eclass: Any, /, **values: Any) -> EObject:
+        """A new object of `eclass` with `values` (feature name → value; a many-valued
+        feature's items in order), as ``eclass(**values)`` makes it: each value given is
+        set (None too, in the order given), opposite ends as well. A value of a containment
+        is a new object (made here, or not yet contained); link existing objects with
+        PyEcore's setters afterwards."""
+        obj = self.new(eclass)
+        for name, value in values.items():
+            f = self.named(eclass, name)
+            if f.many:
+                self.extend(obj, f, value, pair=True)
+            else:
+                self.set(obj, f, value, pair=True)
+        return obj
 
     def new(self, eclass: Any) -> EObject:
         """A new, empty object of `eclass` (registered as a PyEcore instance by `finish`)."""
@@ -132,3 +172,31 @@ class ObjectBuilder:
         """Register the light objects made so far as PyEcore instances."""
         fastpath.register_all(self._made)
         self._made = []
+
+
+def build(eclass: Any, /, **values: Any) -> EObject:
+    """One new object, `ObjectBuilder.make`'s, registered at once (for the few objects a
+    small model is made of; a larger model uses one builder and `finish`es it once)."""
+    builder = ObjectBuilder()
+    obj = builder.make(eclass, **values)
+    builder.finish()
+    return obj
+
+
+class Maker:
+    """A package's EClasses as constructors whose objects one `ObjectBuilder` makes:
+    ``maker.Assignment(variable="x", value=v)`` is ``builder.make(Assignment, variable="x",
+    value=v)``. It stands where code calls a fixed metamodel's classes by name (a tree
+    builder given its metamodel's module or its plain classes)."""
+
+    def __init__(self, builder: ObjectBuilder, package: Any) -> None:
+        self.builder = builder
+        self._classes = {c.name: c for c in package.eClassifiers if isinstance(c, EClass)}
+
+    def __getattr__(self, name: str) -> Any:
+        eclass = self.__dict__.get("_classes", {}).get(name)
+        if eclass is None:
+            raise AttributeError(name)
+        made = functools.partial(self.builder.make, eclass)
+        setattr(self, name, made)  # found once per name
+        return made

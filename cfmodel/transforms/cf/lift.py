@@ -68,6 +68,7 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSemanticError, CfUsageError, Span
 from cfmodel.grammars import nodes
+from cfmodel.metamodel.runtime.objects import build
 from cfmodel.serializers import atomic, datatypes, ecorepaths
 from cfmodel.serializers import ecore as ecore_format
 from cfmodel.serializers.base import register_packages
@@ -306,9 +307,12 @@ class DomainMetamodel:
     def create(self, entity: p.EntityType | str, **values: Any) -> EObject:
         """A new instance of an entity, with attributes and relations set from cf values.
 
-        Many-valued features take a list (added in order); relations take EObjects.
+        Many-valued features take a list (added in order); relations take EObjects. The
+        object is the runtime's (`cfmodel.metamodel.runtime.objects.build`), as the
+        compiler's are; its values are set through PyEcore's setters (checked, with
+        opposite ends).
         """
-        obj = self.eclass(entity)()
+        obj = build(self.eclass(entity))
         for name, value in values.items():
             self.set(obj, name, value)
         return obj

@@ -21,6 +21,7 @@ from pyecore.resources import ResourceSet
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.grammars import nodes
 from cfmodel.metamodel import program
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 from cfmodel.serializers import xmi
 from cfmodel.serializers.base import register_packages
 from cfmodel.serializers.xmlsafe import XmlLimits
@@ -42,8 +43,10 @@ def to_model(module: nodes.Module) -> Any:
         order.append(node)
         stack.extend(_child_nodes(node))
     built: dict[int, Any] = {}
+    builder = ObjectBuilder()
     for node in reversed(order):
-        built[id(node)] = _object(node, built)
+        built[id(node)] = _object(node, built, builder)
+    builder.finish()
     return built[id(module)]
 
 
@@ -63,62 +66,49 @@ def _child_nodes(node: Any) -> list[Any]:
     return found
 
 
-def _object(node: Any, built: dict[int, Any]) -> Any:
-    """The object of one node, its children (already made) attached."""
-    obj = program.eclass(type(node).__name__)()
+def _object(node: Any, built: dict[int, Any], b: ObjectBuilder) -> Any:
+    """The object of one node, its children (already made) attached (made by the runtime's
+    `ObjectBuilder`, its features in the order of `program.FIELDS`)."""
+    values: dict[str, Any] = {}
     span = getattr(node, "span", None)
     if isinstance(span, Span):
-        obj.line, obj.column, obj.endLine, obj.endColumn = span.line, span.col, span.end_line, span.end_col
+        values.update(line=span.line, column=span.col, endLine=span.end_line, endColumn=span.end_col)
     for field, feature, kind in program.FIELDS[type(node).__name__]:
         value = getattr(node, field)
         how = kind.partition(":")[0]
         if how == "literal":
-            obj.value = _literal_text(value)
-            obj.valueType = _LITERAL_TYPES[type(value)]
+            values["value"] = _literal_text(value)
+            values["valueType"] = _LITERAL_TYPES[type(value)]
         elif how in ("text", "text?", "flag", "number", "number?"):
             if value is not None:
-                setattr(obj, feature, value)
+                values[feature] = value
         elif how in ("one", "one?"):
             if value is not None:
-                setattr(obj, feature, built[id(value)])
+                values[feature] = built[id(value)]
         elif how in ("many", "many?"):
             if how == "many?":
-                setattr(obj, f"{feature}Given", value is not None)
-            getattr(obj, feature).extend(built[id(item)] for item in value or [])
+                values[f"{feature}Given"] = value is not None
+            values[feature] = [built[id(item)] for item in value or []]
         elif how == "parts":
-            getattr(obj, feature).extend(_part(part, built) for part in value)
+            values[feature] = [_part(part, built, b) for part in value]
         elif how == "pairs":
-            getattr(obj, feature).extend(_pair(key, item, built) for key, item in value)
+            values[feature] = [
+                b.make(program.DictPair, key=key, value=built[id(item)]) for key, item in value
+            ]
         elif how == "pragmas":
-            getattr(obj, feature).extend(_pragma(line, text) for line, text in sorted(value.items()))
-    return obj
+            values[feature] = [
+                b.make(program.Pragma, line=line, text=text) for line, text in sorted(value.items())
+            ]
+    return b.make(program.eclass(type(node).__name__), **values)
 
 
-def _pragma(line: int, text: str) -> Any:
-    pragma = program.Pragma()
-    pragma.line = line
-    pragma.text = text
-    return pragma
-
-
-def _part(part: Any, built: dict[int, Any]) -> Any:
+def _part(part: Any, built: dict[int, Any], b: ObjectBuilder) -> Any:
     """A text or expression part of an interpolation or f-string (format fields are nodes)."""
     if isinstance(part, str):
-        text = program.TextPart()
-        text.text = part
-        return text
+        return b.make(program.TextPart, text=part)
     if isinstance(part, nodes.FormatField):
         return built[id(part)]
-    holder = program.ExpressionPart()
-    holder.value = built[id(part)]
-    return holder
-
-
-def _pair(key: str, item: Any, built: dict[int, Any]) -> Any:
-    pair = program.DictPair()
-    pair.key = key
-    pair.value = built[id(item)]
-    return pair
+    return b.make(program.ExpressionPart, value=built[id(part)])
 
 
 def _literal_text(value: Any) -> str:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from cfmodel.display import MAX_ROWS, clip
 from cfmodel.metamodel import diff as dm
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 from cfmodel.transforms.diff import render
 
 Change = Literal["added", "removed", "changed"]
@@ -92,19 +93,28 @@ class Comparison:
         return out
 
     def to_ecore(self) -> Any:
-        """The comparison as objects of the differences metamodel (``cfmodel.metamodel.diff``)."""
-        root = dm.Comparison(left=self.left, right=self.right)
-        root.instances.extend(_difference_to_ecore(d) for d in self.objects)
-        root.resources.extend(_difference_to_ecore(d) for d in self.resources)
-        for edge in self.edges:
-            root.edges.append(
-                dm.EdgeDifference(
-                    change=dm.ChangeKind.getEEnumLiteral(edge.change),
-                    kind=edge.kind,
-                    source=edge.source,
-                    target=edge.target,
-                )
+        """The comparison as objects of the differences metamodel (``cfmodel.metamodel.diff``),
+        made by the runtime's `ObjectBuilder`."""
+        b = ObjectBuilder()
+        edges = [
+            b.make(
+                dm.EdgeDifference,
+                change=dm.ChangeKind.getEEnumLiteral(edge.change),
+                kind=edge.kind,
+                source=edge.source,
+                target=edge.target,
             )
+            for edge in self.edges
+        ]
+        root = b.make(
+            dm.Comparison,
+            left=self.left,
+            right=self.right,
+            instances=[_difference_to_ecore(d, b) for d in self.objects],
+            resources=[_difference_to_ecore(d, b) for d in self.resources],
+            edges=edges,
+        )
+        b.finish()
         return root
 
     def _repr_html_(self) -> str:
@@ -140,18 +150,20 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _difference_to_ecore(item: ObjectDiff) -> Any:
-    made = dm.Difference(
-        change=dm.ChangeKind.getEEnumLiteral(item.change), element=item.identity, className=item.class_name
+def _difference_to_ecore(item: ObjectDiff, b: ObjectBuilder) -> Any:
+    make = b.make
+    return make(
+        dm.Difference,
+        change=dm.ChangeKind.getEEnumLiteral(item.change),
+        element=item.identity,
+        className=item.class_name,
+        attributes=[
+            make(dm.AttributeChange, feature=c.feature, left=_json(c.left), right=_json(c.right))
+            for c in item.attributes
+        ],
+        relations=[
+            make(dm.RelationChange, feature=ref.feature, added=ref.added, removed=ref.removed)
+            for ref in item.references
+        ],
+        values=[make(dm.ValueEntry, name=name, value=_json(value)) for name, value in item.values.items()],
     )
-    for change in item.attributes:
-        made.attributes.append(
-            dm.AttributeChange(feature=change.feature, left=_json(change.left), right=_json(change.right))
-        )
-    for ref in item.references:
-        relation = dm.RelationChange(feature=ref.feature)
-        relation.added.extend(ref.added)
-        relation.removed.extend(ref.removed)
-        made.relations.append(relation)
-    made.values.extend(dm.ValueEntry(name=name, value=_json(value)) for name, value in item.values.items())
-    return made

@@ -43,7 +43,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from cfmodel.cache import ParseCache
 from cfmodel.display import html_table
@@ -52,6 +52,7 @@ from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.grammars.bindings import parse_file as parse_bindings_file
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 from cfmodel.project import Project, load_project
 from cfmodel.serializers import ncname_id
 from cfmodel.transforms.bindings.compose import (
@@ -269,47 +270,59 @@ class RequestResult:
         return html_table(title, ("#", "step", "what", "where"), rows)
 
     def to_model(self) -> ModelObject:
-        """The request as an ``environments`` ``Request`` (exportable as XMI or JSON)."""
-        catalog, by_name = catalog_model(self.catalog)
-        request = em.Request(
-            catalog=catalog,
-            environmentName=self.environment.name,
-            source=em.EnvironmentSource.getEEnumLiteral(self.origin.kind.value),
-            selected=by_name[self.environment.name],
-        )
+        """The request as an ``environments`` ``Request`` (exportable as XMI or JSON), made by
+        the runtime's `ObjectBuilder`."""
+        b = ObjectBuilder()
+        catalog, by_name = catalog_model(self.catalog, b)
+        values: dict[str, Any] = {
+            "catalog": catalog,
+            "environmentName": self.environment.name,
+            "source": em.EnvironmentSource.getEEnumLiteral(self.origin.kind.value),
+            "selected": by_name[self.environment.name],
+        }
         if self.agent_environment is not None:
-            request.agentEnvironment = self.agent_environment
+            values["agentEnvironment"] = self.agent_environment
         if self.classifier is not None:
-            request.classifier = self.classifier
+            values["classifier"] = self.classifier
         if self.classification is not None and self.classification.environment is not None:
-            request.proposedEnvironment = self.classification.environment
-        for name in sorted(self.facts):
-            request.facts.append(
-                em.Fact(name=name, value=json.dumps(self.facts[name], sort_keys=True, default=str))
+            values["proposedEnvironment"] = self.classification.environment
+        values["facts"] = [
+            b.make(em.Fact, name=name, value=json.dumps(self.facts[name], sort_keys=True, default=str))
+            for name in sorted(self.facts)
+        ]
+        values["categories"] = [
+            b.make(
+                em.CategoryValue,
+                name=category.name,
+                rank=category.rank,
+                **({"value": category.value} if category.value is not None else {}),
             )
-        for category in self.categories:
-            value = em.CategoryValue(name=category.name, rank=category.rank)
-            if category.value is not None:
-                value.value = category.value
-            request.categories.append(value)
-        for step in self.steps:
-            item = em.Step(name=step.name, message=step.message)
-            if step.span is not None:
-                item.location = step.span.start()
-            request.steps.append(item)
+            for category in self.categories
+        ]
+        values["steps"] = [
+            b.make(
+                em.Step,
+                name=step.name,
+                message=step.message,
+                **({"location": step.span.start()} if step.span is not None else {}),
+            )
+            for step in self.steps
+        ]
+        request = b.make(em.Request, **values)
+        b.finish()
         return request
 
 
-def catalog_model(catalog: Catalog) -> tuple[ModelObject, dict[str, ModelObject]]:
-    """The catalog as an ``environments`` ``Catalog`` (and its ``Environment``s by name)."""
-    root = em.Catalog(fileName=str(catalog.file), confdir=str(catalog.confdir))
-    if catalog.parsed is not None:
-        root.file = catalog.parsed.root
-    if catalog.dynamic_dir is not None:
-        root.dynamicDirectory = str(catalog.dynamic_dir)
+def catalog_model(
+    catalog: Catalog, builder: ObjectBuilder | None = None
+) -> tuple[ModelObject, dict[str, ModelObject]]:
+    """The catalog as an ``environments`` ``Catalog`` (and its ``Environment``s by name), made
+    by *builder* (which the caller finishes; else one of its own, finished here)."""
+    b = builder if builder is not None else ObjectBuilder()
     by_name: dict[str, ModelObject] = {}
     for env in catalog.environments.values():
-        obj = em.Environment(
+        by_name[env.name] = b.make(
+            em.Environment,
             name=env.name,
             kind=em.EnvironmentKind.getEEnumLiteral(env.kind.value),
             envdir=str(env.envdir),
@@ -317,12 +330,19 @@ def catalog_model(catalog: Catalog) -> tuple[ModelObject, dict[str, ModelObject]
             main=str(env.main),
             bindingsdir=str(env.bindings_dir),
             templatedir=str(env.template_dir),
+            modulepath=[str(p) for p in env.module_path],
+            **({"declaration": env.declaration} if env.declaration is not None else {}),
         )
-        obj.modulepath.extend(str(p) for p in env.module_path)
-        if env.declaration is not None:
-            obj.declaration = env.declaration
-        root.environments.append(obj)
-        by_name[env.name] = obj
+    root = b.make(em.Catalog, fileName=str(catalog.file), confdir=str(catalog.confdir))
+    if catalog.parsed is not None:
+        # PyEcore's setter: the parsed file is an existing object, moved into this catalog
+        # (out of one made before for the same catalog), as PyEcore moves a contained object
+        root.file = catalog.parsed.root
+    if catalog.dynamic_dir is not None:
+        root.dynamicDirectory = str(catalog.dynamic_dir)
+    root.environments.extend(by_name.values())
+    if builder is None:
+        b.finish()
     return root, by_name
 
 

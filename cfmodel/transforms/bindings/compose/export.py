@@ -12,65 +12,75 @@ is set and there is no value).
 
 from __future__ import annotations
 
+from typing import Any
+
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 from cfmodel.transforms.bindings.compose.injector import EffectiveBinding, Injector
 from cfmodel.transforms.bindings.compose.values import ParameterSource, TypeSpec, TypeValue, Value
 
 
 def effective_model(injector: Injector) -> ModelObject:
-    """The ``EffectiveBindings`` of an injector."""
-    root = bm.EffectiveBindings()
-    root.layers.extend(injector.layer_names)
+    """The ``EffectiveBindings`` of an injector (made by the runtime's `ObjectBuilder`)."""
+    b = ObjectBuilder()
+    categories = []
     for name, rank, value in injector.category_values():
-        category = bm.CategoryValue(name=name, rank=rank)
-        if value is not None:
-            category.value = value
-        root.categories.append(category)
-    root.classes.extend(injector.classes())
-    root.bindings.extend(_binding(b) for b in injector.effective())
+        categories.append(
+            b.make(bm.CategoryValue, name=name, rank=rank, **({"value": value} if value is not None else {}))
+        )
+    root = b.make(
+        bm.EffectiveBindings,
+        layers=injector.layer_names,
+        categories=categories,
+        classes=injector.classes(),
+        bindings=[_binding(binding, b) for binding in injector.effective()],
+    )
+    b.finish()
     return root
 
 
-def _binding(binding: EffectiveBinding) -> ModelObject:
-    obj = bm.EffectiveBinding(
-        keyType=binding.key.namespace,
-        name=binding.key.name,
-        kind=binding.kind,
-        origin=binding.origin,
-        layer=binding.layer,
-        category=binding.category,
-        lazy=binding.lazy,
-    )
+def _binding(binding: EffectiveBinding, b: ObjectBuilder) -> ModelObject:
+    values: dict[str, Any] = {
+        "keyType": binding.key.namespace,
+        "name": binding.key.name,
+        "kind": binding.kind,
+        "origin": binding.origin,
+        "layer": binding.layer,
+        "category": binding.category,
+        "lazy": binding.lazy,
+    }
     if binding.span is not None:
-        obj.location = binding.span.start()
+        values["location"] = binding.span.start()
     if binding.from_key is not None:
-        obj.fromKey = str(binding.from_key)
+        values["fromKey"] = str(binding.from_key)
     if not binding.lazy and binding.value is not None:
-        obj.value = value_expression(binding.value)
-    return obj
+        values["value"] = value_expression(binding.value, b)
+    return b.make(bm.EffectiveBinding, **values)
 
 
-def value_expression(value: Value) -> ModelObject:
+def value_expression(value: Value, b: ObjectBuilder) -> ModelObject:
     """A bound value as an expression: data as literals, references as ``TypeLiteral``."""
     if isinstance(value, ParameterSource):
-        return value_expression(value.source)
+        return value_expression(value.source, b)
     if isinstance(value, TypeValue):
-        return bm.TypeLiteral(type=type_ref(value.type))
+        return b.make(bm.TypeLiteral, type=type_ref(value.type, b))
     if isinstance(value, list):
-        return bm.ArrayLiteral(items=[value_expression(v) for v in value])
+        return b.make(bm.ArrayLiteral, items=[value_expression(v, b) for v in value])
     if isinstance(value, dict):
-        entries = [bm.HashEntry(key=bm.literal_of(k), value=value_expression(v)) for k, v in value.items()]
-        return bm.HashLiteral(entries=entries)
-    return bm.literal_of(value)
+        entries = [
+            b.make(bm.HashEntry, key=bm.literal_of(k, b), value=value_expression(v, b))
+            for k, v in value.items()
+        ]
+        return b.make(bm.HashLiteral, entries=entries)
+    return bm.literal_of(value, b)
 
 
-def type_ref(spec: TypeSpec) -> ModelObject:
+def type_ref(spec: TypeSpec, b: ObjectBuilder) -> ModelObject:
     """A ``TypeSpec`` as a ``TypeRef`` model object."""
-    ref = bm.TypeRef(name=spec.name)
-    ref.args.extend(type_ref(a) for a in spec.args)
+    values: dict[str, Any] = {"name": spec.name, "args": [type_ref(a, b) for a in spec.args]}
     if len(spec.titles) == 1:
-        ref.title = spec.titles[0]
+        values["title"] = spec.titles[0]
     elif spec.titles:
-        ref.titles.extend(spec.titles)
-    return ref
+        values["titles"] = list(spec.titles)
+    return b.make(bm.TypeRef, **values)

@@ -28,6 +28,7 @@ from cfmodel.errors import Diagnostic, Diagnostics, Span
 from cfmodel.grammars.bindings import ParsedBindings
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
+from cfmodel.metamodel.runtime.objects import ObjectBuilder
 from cfmodel.transforms.bindings.compose import LayerInput, Value
 from cfmodel.transforms.bindings.compose.options import KeyTracer
 
@@ -130,17 +131,19 @@ def file_span(file: str | Path, line: int = 1, col: int = 1, length: int = 0) ->
 class BindingsBuilder:
     """Builds bindings models from data (for providers that read no ``.bind`` files).
 
-    Every element gets a span (in the data file it came from) in ``spans``.
+    Every element gets a span (in the data file it came from) in ``spans``. The objects
+    are made by the runtime's `ObjectBuilder` (registered as PyEcore instances by `result`).
     """
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.spans = SpanTable()
-        self.root = bm.BindingsFile()
+        self.objects = ObjectBuilder()
+        self.root = self.objects.make(bm.BindingsFile)
         self.spans.set(self.root, file_span(file))
 
     def named(self, name: str, span: Span | None = None) -> ModelObject:
-        named = bm.NamedBindings(name=name)
+        named = self.objects.make(bm.NamedBindings, name=name)
         self.root.elements.append(named)
         self.spans.set(named, span or file_span(self.file))
         return named
@@ -164,42 +167,54 @@ class BindingsBuilder:
         options: Mapping[str, Value] | None = None,
     ) -> ModelObject:
         """``bind "name" to <value> { options }``."""
-        binding = bm.Binding(key=bm.Key(name=name), producer=bm.ConstantProducer(value=bm.literal_of(value)))
-        for option, option_value in (options or {}).items():
-            binding.options.append(bm.Option(name=option, value=bm.literal_of(option_value)))
+        make, b = self.objects.make, self.objects
+        binding = make(
+            bm.Binding,
+            key=make(bm.Key, name=name),
+            producer=make(bm.ConstantProducer, value=bm.literal_of(value, b)),
+            options=[
+                make(bm.Option, name=option, value=bm.literal_of(option_value, b))
+                for option, option_value in (options or {}).items()
+            ],
+        )
         return self._add(container, binding, span)
 
     def classes(self, container: ModelObject, names: Sequence[str], span: Span | None = None) -> ModelObject:
         """``include [names]``."""
-        element = bm.ClassesBinding(exclude=False)
-        element.classes.extend(names)
+        element = self.objects.make(bm.ClassesBinding, exclude=False, classes=names)
         return self._add(container, element, span)
 
     def parameters(
         self, container: ModelObject, target: str, values: Mapping[str, Value], span: Span | None = None
     ) -> ModelObject:
         """``bind parameters <class> to { values }`` (``target``: a class name or a type)."""
-        ref = bm.TypeRef(name="Class", title=target) if not target[:1].isupper() else _type_ref(target)
-        producer = bm.ConstantProducer(value=bm.literal_of(dict(values)))
-        return self._add(container, bm.ParametersBinding(target=ref, producer=producer), span)
+        make = self.objects.make
+        ref = (
+            make(bm.TypeRef, name="Class", title=target)
+            if not target[:1].isupper()
+            else self._type_ref(target)
+        )
+        producer = make(bm.ConstantProducer, value=bm.literal_of(dict(values), self.objects))
+        return self._add(container, make(bm.ParametersBinding, target=ref, producer=producer), span)
 
     def variables(
         self, container: ModelObject, values: Mapping[str, Value], span: Span | None = None
     ) -> ModelObject:
         """``bind variables to { values }``."""
-        producer = bm.ConstantProducer(value=bm.literal_of(dict(values)))
-        return self._add(container, bm.VariablesBinding(producer=producer), span)
+        make = self.objects.make
+        producer = make(bm.ConstantProducer, value=bm.literal_of(dict(values), self.objects))
+        return self._add(container, make(bm.VariablesBinding, producer=producer), span)
+
+    def _type_ref(self, text: str) -> ModelObject:
+        name, _, rest = text.partition("[")
+        if rest:
+            return self.objects.make(bm.TypeRef, name=name, title=rest.rstrip("]").strip("'\""))
+        return self.objects.make(bm.TypeRef, name=name)
 
     def result(self) -> ParsedBindings:
+        """The bindings file made (its objects registered as PyEcore instances)."""
+        self.objects.finish()
         return ParsedBindings(self.root, self.spans, self.file)
-
-
-def _type_ref(text: str) -> ModelObject:
-    name, _, rest = text.partition("[")
-    ref = bm.TypeRef(name=name)
-    if rest:
-        ref.title = rest.rstrip("]").strip("'\"")
-    return ref
 
 
 def yaml_marks(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:

@@ -43,6 +43,7 @@ from cfmodel.grammars.bindings import parse_file
 from cfmodel.inputs import load_yaml, read_text, yaml_error_span, yaml_problem
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
+from cfmodel.metamodel.runtime.objects import build
 from cfmodel.transforms.bindings.compose import (
     ComposeOptions,
     Injector,
@@ -149,7 +150,7 @@ def _enc_settings(root: Path, enc: Any, file: Path) -> tuple[Path | None, tuple[
 
 def default_layers() -> list[ModelObject]:
     """The layer used when a site declares none and only ``confdir:`` exists: ``site``."""
-    return [bm.Layer(name=name, include=list(uris)) for name, uris in DEFAULT_LAYERS]
+    return [build(bm.Layer, name=name, include=list(uris)) for name, uris in DEFAULT_LAYERS]
 
 
 def project_default_layers(root: Path, bindings_dir: Path | None = None) -> list[ModelObject]:
@@ -158,8 +159,8 @@ def project_default_layers(root: Path, bindings_dir: Path | None = None) -> list
     folder = bindings_dir if bindings_dir is not None else root / BINDINGS_DIR
     layers = []
     if (folder / f"default{SUFFIX}").is_file():
-        layers.append(bm.Layer(name="site", include=["confdir:/default"]))
-    layers.append(bm.Layer(name="modules", include=["module:/*::default"]))
+        layers.append(build(bm.Layer, name="site", include=["confdir:/default"]))
+    layers.append(build(bm.Layer, name="modules", include=["module:/*::default"]))
     return layers
 
 
