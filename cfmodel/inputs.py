@@ -213,6 +213,13 @@ def _check_brackets(text: str) -> None:
 _JSON_DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
+def check_json_nesting(text: str) -> None:
+    """Refuse (`json.JSONDecodeError`, at the bracket) a JSON text nested deeper than
+    `MAX_YAML_DEPTH`, before a parser sees it: for readers that call ``json`` themselves
+    (`load_json` checks this itself)."""
+    _check_json_depth(text)
+
+
 def _check_json_depth(text: str) -> None:
     """Refuse a JSON text whose arrays and objects nest deeper than `MAX_YAML_DEPTH`."""
     if text.count("[") + text.count("{") <= MAX_YAML_DEPTH:

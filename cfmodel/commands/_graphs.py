@@ -11,7 +11,9 @@ compiled with the facts (``--fact``/``--facts``) into its resource graph
 
 from __future__ import annotations
 
+
 import argparse
+import re
 from pathlib import Path
 
 from cfmodel.cache import ParseCache
@@ -69,7 +71,12 @@ def load_graph(source: str, args: argparse.Namespace, cache: ParseCache | None) 
 
 
 def json_list(path: Path) -> bool:
-    """Whether a JSON file holds a list (an export document), by its first non-blank byte."""
+    """Whether a JSON file holds a list (an export document), by its first non-blank byte;
+    not a list of model objects (emfjson-jackson's JSON of several roots), whose first
+    object starts with its ``"eClass"``."""
     with path.open("rb") as stream:
         head = stream.read(4096).lstrip()
-    return head.startswith(b"[")
+    return head.startswith(b"[") and _MODEL_ARRAY.match(head) is None
+
+
+_MODEL_ARRAY = re.compile(rb'\[\s*\{\s*"eClass"\s*:')

@@ -62,8 +62,8 @@ def test_facts_on_the_command_line(tmp_path: Path) -> None:
     result = run("json", "export", "--fact", "extra=c", "-o", "out.json", cwd=root)
     assert result.returncode == 0, result.stderr
     data = json.loads((root / "out.json").read_text(encoding="utf-8"))
-    assert sorted(r["name"] for r in data["roots"]) == ["a", "b", "c"]
-    assert sorted(r["$id"] for r in data["roots"]) == ["Host_5b_a_5d_", "Host_5b_b_5d_", "Host_5b_c_5d_"]
+    assert sorted(r["name"] for r in data) == ["a", "b", "c"]
+    assert sorted(r["@id"] for r in data) == ["Host_5b_a_5d_", "Host_5b_b_5d_", "Host_5b_c_5d_"]
 
 
 def test_xmi_export_writes_metamodel_and_instances(tmp_path: Path) -> None:

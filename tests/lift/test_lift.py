@@ -235,7 +235,7 @@ def test_instances_through_the_api_round_trip_xmi_and_json(tmp_path: Path) -> No
     assert canonical.dump_objects(doc.roots) == canonical.dump_objects([server, disk])
     json_format.write(tmp_path / "m.json", [server, disk])
     data = json.loads((tmp_path / "m.json").read_text())
-    assert data["roots"][0]["$class"] == "infra:Server"
+    assert data[0]["eClass"] == f"{server.eClass.ePackage.nsURI}#//Server"
     assert canonical.dump_objects(
         json_format.read(tmp_path / "m.json", mm.resource_set()).roots
     ) == canonical.dump_objects([server, disk])

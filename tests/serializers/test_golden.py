@@ -1,5 +1,8 @@
 """Determinism across versions: the serializers write today, byte for byte, what they
-wrote before the speed work (tests/serializers/golden/), and read it back."""
+wrote before the speed work (tests/serializers/golden/), and read it back. JSON has two
+dialects: emfjson-jackson's (the default since issue 17; its goldens were made then) and
+cfmodel's older ``cfmodel-instances`` (the goldens from before, still written on request
+and read by detection)."""
 
 from __future__ import annotations
 
@@ -49,6 +52,7 @@ CASES: dict[str, Case] = {
 @pytest.mark.parametrize("module", [xmi, json], ids=["xmi", "json"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_instance_files_are_byte_identical_and_read_back(case: str, module: object) -> None:
+    """XMI, and JSON in emfjson-jackson's dialect."""
     packages, roots, id_of = CASES[case]()
     ext = "xmi" if module is xmi else "json"
     options = (xmi.XmiOptions if module is xmi else json.JsonOptions)(id_of=id_of)
@@ -72,3 +76,17 @@ def test_instance_files_are_byte_identical_and_read_back(case: str, module: obje
 )
 def test_metamodel_files_are_byte_identical(name: str, pkg: Callable[[], EPackage]) -> None:
     assert ecore.to_bytes(pkg()) == (GOLDEN / name).read_bytes()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_older_json_dialect_is_still_written_on_request_and_read(case: str) -> None:
+    packages, roots, id_of = CASES[case]()
+    golden = (GOLDEN / f"{case}.cfmodel-instances.json").read_bytes()
+    options = json.JsonOptions(id_of=id_of, dialect="cfmodel-instances")
+    assert json.to_bytes(roots, options) == golden
+    rset = ResourceSet()
+    for pkg in packages:
+        ecore.from_bytes(ecore.to_bytes(pkg), f"{pkg.name}.ecore", rset)
+    doc = json.from_bytes(golden, rset)  # detected by its header, without options
+    ids = {o: i for o in canonical.walk(roots) if id_of and (i := id_of(o))}
+    assert canonical.dump_objects(doc.roots, doc.ids) == canonical.dump_objects(roots, ids)

@@ -1,4 +1,5 @@
-"""JSON instance models in cfmodel's documented format (docs/serialization.md).
+"""cfmodel's own JSON format of earlier versions, ``cfmodel-instances`` version 1
+(docs/serialization.md): written when asked for by name, read when detected.
 
 Input (write): instance roots and `JsonOptions` (id function, indentation). Output: one
 UTF-8 JSON file, replaced atomically, byte-identical for the same model:
@@ -14,27 +15,26 @@ string, so no reader loses precision. Many-valued features are lists. Containmen
 are nested objects; other references are strings naming the target: its ``$id``, else
 EMF's positional fragment (``/1/@files.0``).
 
-Input (read): such a file; metamodels from the caller's `ResourceSet`. Output: a
-`Document`. Guarantees as for XMI: validated before writing, bidirectional references
-set once per side (PyEcore 0.15's JSON reader duplicates them), sizes capped.
+Input (read): such a document, parsed (`reader` checks its size and nesting first);
+metamodels from the caller's `ResourceSet`. Output: a `Document`. Guarantees as for XMI: validated before writing, bidirectional references
+set once per side (PyEcore 0.15's JSON reader duplicates them), sizes capped by `reader`.
 """
 
 from __future__ import annotations
 
 import json as std_json
 import math
+from decimal import Decimal
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pyecore.ecore import EAttribute, EObject
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError, Span
-from cfmodel.inputs import load_json
-from cfmodel.serializers import atomic, canonical, datatypes, linking, model, validate
-from cfmodel.serializers.base import Document, IdFunction, attach, ids_from, local_registry
+from cfmodel.serializers import canonical, datatypes, linking, model, validate
+from cfmodel.serializers.base import Document, attach, ids_from, local_registry
+from cfmodel.serializers.json.options import JsonOptions
 
 FORMAT = "cfmodel-instances"
 VERSION = 1
@@ -42,24 +42,6 @@ _NATIVE = frozenset(
     {"EString", "EBoolean", "EBooleanObject", "EInt", "EIntegerObject", "EShort", "EShortObject"}
 )
 _FLOATS = frozenset({"EDouble", "EDoubleObject", "EFloat", "EFloatObject"})
-
-
-@dataclass(frozen=True, slots=True)
-class JsonOptions:
-    """``id_of`` names objects; ``indent`` pretty-prints; ``max_bytes`` caps reading."""
-
-    id_of: IdFunction | None = None
-    indent: int | None = None
-    max_bytes: int = 512 * 1024 * 1024
-
-
-def write(target: Path | str, roots: Sequence[EObject], options: JsonOptions | None = None) -> None:
-    """Validate the model and write it to `target` atomically.
-
-    Raises:
-        CfSerializationError: the model breaks its metamodel (every problem as a note).
-    """
-    atomic.write_bytes(target, to_bytes(roots, options))
 
 
 def to_bytes(roots: Sequence[EObject], options: JsonOptions | None = None) -> bytes:
@@ -123,38 +105,24 @@ def _encode_value(
 # ---- reading --------------------------------------------------------------------------
 
 
-def read(source: Path | str, resource_set: ResourceSet, options: JsonOptions | None = None) -> Document:
-    """Read a cfmodel JSON file into new objects; metamodels come from `resource_set`.
+def is_legacy(doc: Any) -> bool:
+    """Does a parsed JSON document say it is in this format (any version)?"""
+    return isinstance(doc, dict) and doc.get("format") == FORMAT
+
+
+def document(doc: dict[str, Any], resource_set: ResourceSet, name: str) -> Document:
+    """The objects of a parsed document in this format (`is_legacy`).
 
     Raises:
-        CfSerializationError: too large, not JSON, not this format, or not matching the
-            metamodel (unknown class or feature, bad value, unresolved reference).
+        CfSerializationError: another version, or not matching the metamodel.
     """
-    opts = options or JsonOptions()
-    name = str(source)
-    try:
-        size = Path(source).stat().st_size
-        if size > opts.max_bytes:
-            raise _fail(name, f"file is {size} bytes, over the limit of {opts.max_bytes}")
-        data = Path(source).read_bytes()
-    except OSError as exc:
-        raise _fail(name, f"cannot read: {exc.strerror}") from exc
-    return from_bytes(data, resource_set, name, opts)
-
-
-def from_bytes(
-    data: bytes, resource_set: ResourceSet, name: str = "<bytes>", options: JsonOptions | None = None
-) -> Document:
-    opts = options or JsonOptions()
-    if len(data) > opts.max_bytes:
-        raise _fail(name, f"document is {len(data)} bytes, over the limit of {opts.max_bytes}")
-    try:
-        doc = load_json(data.decode("utf-8"))  # nesting bounded (200) before parsing
-    except (ValueError, RecursionError) as exc:
-        raise _fail(name, f"not valid JSON: {exc}") from exc
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
+    if doc.get("version") != VERSION:
         raise _fail(name, f"not a {FORMAT} version {VERSION} document")
-    return _Reader(name, resource_set, doc.get("packages") or {}).document(doc.get("roots") or [])
+    packages = doc.get("packages") or {}
+    roots = doc.get("roots") or []
+    if not isinstance(packages, dict) or not isinstance(roots, list):
+        raise _fail(name, f'a {FORMAT} document has a "packages" object and a "roots" array')
+    return _Reader(name, resource_set, packages).document(roots)
 
 
 def _fail(name: str, message: str) -> CfSerializationError:
@@ -247,8 +215,8 @@ class _Reader:
         where = f"{self.name}: {f.name}"
         if isinstance(v, str) and codec.name != "EString":
             return datatypes.parse_literal(codec, v, where)
-        if isinstance(v, int) and not isinstance(v, bool) and codec.name in _FLOATS:
-            v = float(v)
+        if isinstance(v, Decimal | int) and not isinstance(v, bool) and codec.name in _FLOATS:
+            v = float(v)  # `reader` parses JSON numbers with a fraction as Decimal
         if not codec.check(v):
             raise _fail(self.name, f"{where}: {v!r} is not a valid {codec.name}")
         return v

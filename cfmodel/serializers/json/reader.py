@@ -1,0 +1,419 @@
+"""The JSON reader: emfjson-jackson's JSON and PyEcore's, and cfmodel's own older format.
+
+Input: a JSON document (a file or bytes) and the caller's `ResourceSet`, whose registry
+holds the metamodels. Output: a `Document` (roots, ids, the resource holding them).
+
+Accepted (what emfjson-jackson writes with its defaults or common options, and what
+PyEcore's ``JsonResource`` writes): one object or an array of objects; ``"eClass"`` as a
+class URI (``nsURI#//Class``, ``nsURI#//sub/Class``; a package registered under its own
+nsURI is found too) or, as emfjson-jackson's ``USE.NAME`` writes it, a class name that
+one registered class has; ``"eClass"`` left out where the containing feature's type
+says it; ids under ``"@id"`` (emfjson-jackson), ``"_id"`` (a common setting of it),
+``"uuid"`` (PyEcore) or the caller's ``id_key`` — unless the class has a feature of that
+name, which then wins; references as ``{"$ref": "<id | fragment | #fragment>",
+"eClass": …}``, a fragment being EMF's positional one (``//@a.1``, ``/1/@a.0``) or an
+object's id or iD attribute; values as JSON scalars or as EMF's literals in strings
+(enums by literal or name, dates in EMF's forms, ISO 8601 with any fraction, or epoch
+milliseconds); ``null`` values left unset. cfmodel's ``cfmodel-instances`` documents
+are recognised by their header and read by `legacy`.
+
+Bounds (untrusted input): the file's size (``max_bytes``, checked before reading), the
+memory reading it may take (``max_memory``, estimated from the size and the count of
+objects before parsing), nesting (200 levels, checked before parsing, at the bracket
+that goes too deep). Every refusal is a `CfSerializationError` with a registered code
+and the line and column of the value concerned: ``json-syntax`` (not UTF-8 or not JSON),
+``too-large``, ``too-deep``, ``bad-json`` (not a model of the metamodel: unknown class or
+feature, wrong shape, unresolved reference), ``bad-value``, ``unsupported`` (references
+to other documents, containment proxies).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from pyecore.ecore import EAttribute, EObject
+from pyecore.resources import ResourceSet
+
+from cfmodel.errors import CfSerializationError, Span
+from cfmodel.inputs import check_json_nesting
+from cfmodel.serializers import datatypes, linking, model
+from cfmodel.serializers.base import Document, attach, local_registry
+from cfmodel.serializers.json import legacy
+from cfmodel.serializers.json.options import JsonOptions
+
+ID_KEYS = ("@id", "_id", "uuid")
+# What reading takes, at most, per byte of JSON and per object (measured: see docs/serialization.md).
+_BYTES_PER_BYTE = 8
+_BYTES_PER_OBJECT = 2000
+
+Path_ = tuple[str | int, ...]  # a JSON path: member keys and array indexes
+
+
+def read(source: Path | str, resource_set: ResourceSet, options: JsonOptions) -> Document:
+    name = str(source)
+    try:
+        size = Path(source).stat().st_size
+        if size > options.max_bytes:
+            raise _too_large(name, f"file is {size:,} bytes, over the limit of {options.max_bytes:,}")
+        with Path(source).open("rb") as stream:
+            data = stream.read(options.max_bytes + 1)
+    except OSError as exc:
+        raise CfSerializationError(f"cannot read: {exc.strerror}", _start(name), code="io") from exc
+    return from_bytes(data, resource_set, name, options)
+
+
+def from_bytes(data: bytes, resource_set: ResourceSet, name: str, options: JsonOptions) -> Document:
+    if len(data) > options.max_bytes:
+        raise _too_large(name, f"document is {len(data):,} bytes, over the limit of {options.max_bytes:,}")
+    estimate = len(data) * _BYTES_PER_BYTE + data.count(b"{") * _BYTES_PER_OBJECT
+    if estimate > options.max_memory:
+        raise _too_large(
+            name,
+            f"reading the document could take {estimate >> 20:,} MiB (estimated from its size and its"
+            f" objects), over the limit of {options.max_memory >> 20:,} MiB",
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        message = f"not UTF-8 (byte 0x{data[exc.start]:02x} cannot be decoded)"
+        raise CfSerializationError(message, Span(name, line, col, line, col + 1), code="json-syntax") from None
+    try:
+        check_json_nesting(text)
+    except json.JSONDecodeError as exc:
+        span = Span(name, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+        raise CfSerializationError(exc.msg, span, code="too-deep") from None
+    try:
+        doc = json.loads(text, parse_float=Decimal)
+    except json.JSONDecodeError as exc:
+        span = Span(name, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+        raise CfSerializationError(f"not valid JSON: {exc.msg}", span, code="json-syntax") from None
+    except (ValueError, RecursionError) as exc:  # an integer of too many digits; depth (checked)
+        raise CfSerializationError(f"not valid JSON: {exc}", _start(name), code="json-syntax") from None
+    if legacy.is_legacy(doc):
+        return legacy.document(doc, resource_set, name)
+    return _Reader(name, text, resource_set, options).document(doc)
+
+
+def _start(name: str) -> Span:
+    return Span(name, 1, 1, 1, 2)
+
+
+def _too_large(name: str, message: str) -> CfSerializationError:
+    return CfSerializationError(message, _start(name), code="too-large")
+
+
+# ---- where a value is ---------------------------------------------------------------------
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def locate(text: str, path: Path_) -> tuple[int, int]:
+    """The 1-based line and column where the value at `path` starts in `text` (as far
+    along the path as the text allows; the document's start at worst). Used only when
+    reporting an error, so it may take a pass over the text."""
+    pos = _offset(text, path)
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _offset(text: str, path: Path_) -> int:
+    ws = _WS.match
+    i = ws(text, 0).end()
+    try:
+        for step in path:
+            if isinstance(step, str) and text[i] == "{":
+                i = ws(text, i + 1).end()
+                while text[i] == '"':
+                    key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+                    i = ws(text, ws(text, i).end() + 1).end()  # past the colon
+                    if key == step:
+                        break
+                    i = ws(text, _DECODER.raw_decode(text, i)[1]).end()
+                    if text[i] == ",":
+                        i = ws(text, i + 1).end()
+                else:
+                    return i
+            elif isinstance(step, int) and text[i] == "[":
+                i = ws(text, i + 1).end()
+                for _ in range(step):
+                    i = ws(text, _DECODER.raw_decode(text, i)[1]).end()
+                    i = ws(text, i + 1).end()  # past the comma
+            else:
+                return i
+    except (IndexError, ValueError):
+        return min(i, len(text))
+    return i
+
+
+# ---- building objects ---------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, name: str, text: str, rset: ResourceSet, options: JsonOptions) -> None:
+        self.name = name
+        self.text = text
+        self.rset = rset
+        self.registry = local_registry(rset)
+        self.id_keys = frozenset((*ID_KEYS, options.id_key))
+        self.classes: dict[str, Any] = {}
+        self.features: dict[int, dict[str, Any]] = {}
+        self.ids: dict[EObject, str] = {}
+        self.by_id: dict[str, EObject] = {}
+        self.pending: list[tuple[EObject, Any, list[tuple[str, Any, Path_]]]] = []
+        self.by_name: dict[str, list[Any]] | None = None
+
+    def fail(self, message: str, path: Path_, code: str = "bad-json") -> CfSerializationError:
+        line, col = locate(self.text, path)
+        where = "/".join(map(str, path))
+        text = f"{message} (at /{where})" if path else message
+        return CfSerializationError(text, Span(self.name, line, col, line, col + 1), code=code)
+
+    def document(self, doc: Any) -> Document:
+        if isinstance(doc, dict):
+            roots = [self.create(doc, None, ())]
+        elif isinstance(doc, list):
+            roots = [self.create(item, None, (k,)) for k, item in enumerate(doc)]
+        else:
+            raise self.fail("expected a model: an object, or an array of objects", ())
+        targets = linking.Targets(roots, self.by_id)
+        links = linking.Linker()
+        for obj, f, refs in self.pending:
+            found = [self.target(targets, token, eclass, path) for token, eclass, path in refs]
+            bad = links.set_references(obj, f, found)
+            if bad is not None:
+                k = next(n for n, t in enumerate(found) if t is bad)
+                message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
+                raise self.fail(message, refs[k][2])
+        links.add_missing_opposites()
+        return Document(roots, self.ids, attach(self.rset, self.name, roots))
+
+    # -- classes and features
+
+    def eclass(self, value: Any, path: Path_) -> Any:
+        if not isinstance(value, str):
+            raise self.fail(f'"eClass" must be a string, not {_kind(value)}', path)
+        found = self.classes.get(value)
+        if found is None:
+            found = self.classes[value] = self.find_class(value, path)
+        return found
+
+    def find_class(self, uri: str, path: Path_) -> Any:
+        base, sep, fragment = uri.partition("#")
+        if not sep:
+            return self.class_by_name(uri, path)
+        pkg = self.registry.get(base)
+        steps = fragment.split("/")
+        if pkg is None or steps[:2] != ["", ""] or len(steps) < 3:
+            known = ", ".join(sorted(self.registry)) or "none"
+            raise self.fail(f"unknown class {uri!r} (registered packages: {known})", path)
+        current: Any = pkg
+        for step in steps[2:-1]:
+            current = next((p for p in current.eSubpackages if p.name == step), None)
+            if current is None:
+                raise self.fail(f"unknown class {uri!r}: no subpackage {step!r}", path)
+        found = current.getEClassifier(steps[-1])
+        if found is None or not hasattr(found, "eStructuralFeatures"):
+            raise self.fail(f"unknown class {uri!r}: package {current.name} has no class {steps[-1]!r}", path)
+        return found
+
+    def class_by_name(self, name: str, path: Path_) -> Any:
+        if self.by_name is None:
+            self.by_name = {}
+            todo = list(self.registry.values())
+            seen: set[int] = set()
+            while todo:
+                pkg = todo.pop()
+                if id(pkg) in seen:
+                    continue
+                seen.add(id(pkg))
+                for c in getattr(pkg, "eClassifiers", ()):
+                    if hasattr(c, "eStructuralFeatures"):
+                        self.by_name.setdefault(str(c.name), []).append(c)
+                todo.extend(getattr(pkg, "eSubpackages", ()))
+        found = self.by_name.get(name, [])
+        if len(found) != 1:
+            why = "no registered class has that name" if not found else "several registered classes have it"
+            raise self.fail(f"unknown class {name!r} ({why}; write the class URI, nsURI#//Class)", path)
+        return found[0]
+
+    def features_of(self, eclass: Any) -> dict[str, Any]:
+        found = self.features.get(id(eclass))
+        if found is None:
+            found = self.features[id(eclass)] = {f.name: f for f in model.persistent_features(eclass)}
+        return found
+
+    # -- objects
+
+    def create(self, item: Any, ftype: Any, path: Path_) -> EObject:
+        if not isinstance(item, dict):
+            raise self.fail(f"expected an object, found {_kind(item)}", path)
+        if "$ref" in item:
+            message = "a containment proxy (an object given by $ref) is not supported; give the object"
+            raise self.fail(message, path, "unsupported")
+        if "eClass" in item:
+            eclass = self.eclass(item["eClass"], (*path, "eClass"))
+        elif ftype is not None:
+            eclass = ftype
+        else:
+            raise self.fail('a root object needs an "eClass" (its class URI, nsURI#//Class)', path)
+        if eclass.abstract or getattr(eclass, "interface", False):
+            raise self.fail(f"class {eclass.name} is abstract: no object can be of it", path)
+        if ftype is not None and eclass is not ftype and ftype not in eclass.eAllSuperTypes():
+            raise self.fail(f"class {eclass.name} is not a {ftype.name}", path)
+        obj: EObject = eclass()
+        features = self.features_of(eclass)
+        for key, value in item.items():
+            if key == "eClass":
+                continue
+            f = features.get(key)
+            if f is None:
+                if key in self.id_keys:
+                    self.name_object(obj, value, (*path, key))
+                    continue
+                raise self.fail(f"class {eclass.name} has no feature {key!r}", (*path, key))
+            if value is None or model.is_container_ref(f):
+                continue  # null: unset; a container: implied by nesting
+            self.feature(obj, f, value, (*path, key))
+        return obj
+
+    def name_object(self, obj: EObject, ident: Any, path: Path_) -> None:
+        if ident is None:
+            return
+        if isinstance(ident, int) and not isinstance(ident, bool):
+            ident = str(ident)
+        if not isinstance(ident, str) or not ident:
+            raise self.fail(f"an id must be a string, not {_kind(ident)}", path)
+        if ident in self.by_id:
+            raise self.fail(f"id {ident!r} is used twice", path)
+        self.by_id[ident] = obj
+        self.ids[obj] = ident
+
+    def feature(self, obj: EObject, f: Any, value: Any, path: Path_) -> None:
+        if f.many and not isinstance(value, list):
+            raise self.fail(f"{obj.eClass.name}.{f.name} is many-valued: expected an array", path)
+        values = value if f.many else [value]
+        paths = [(*path, k) for k in range(len(values))] if f.many else [path]
+        if isinstance(f, EAttribute):
+            decoded = [self.attribute_value(f, v, p) for v, p in zip(values, paths, strict=True)]
+            if f.many:
+                obj.eGet(f).extend(decoded)
+            else:
+                obj.eSet(f, decoded[0])
+        elif f.containment:
+            for v, p in zip(values, paths, strict=True):
+                child = self.create(v, f.eType, p)
+                if f.many:
+                    obj.eGet(f).append(child, update_opposite=False)
+                else:
+                    linking.set_single(obj, f, child)
+                if f.eOpposite is not None:
+                    linking.set_single(child, f.eOpposite, obj)
+        else:
+            refs = [self.reference(v, p) for v, p in zip(values, paths, strict=True)]
+            self.pending.append((obj, f, refs))
+
+    def reference(self, value: Any, path: Path_) -> tuple[str, Any, Path_]:
+        if not isinstance(value, dict) or not isinstance(value.get("$ref"), str):
+            raise self.fail(f'expected a reference {{"$ref": …}}, found {_kind(value)}', path)
+        eclass = self.eclass(value["eClass"], (*path, "eClass")) if "eClass" in value else None
+        return value["$ref"], eclass, path
+
+    def target(self, targets: linking.Targets, token: str, eclass: Any, path: Path_) -> EObject:
+        base, sep, fragment = token.rpartition("#")
+        if sep and base and base not in (self.name, Path(self.name).name):
+            message = f"reference {token!r} is to another document; only references inside the document are read"
+            raise self.fail(message, (*path, "$ref"), "unsupported")
+        found = targets.find(fragment) if fragment else None
+        if found is None:
+            raise self.fail(f"unresolved reference {token!r}", (*path, "$ref"))
+        if eclass is not None and found.eClass is not eclass:
+            message = f"reference {token!r} says its target is a {eclass.name}, but it is a {found.eClass.name}"
+            raise self.fail(message, (*path, "eClass"))
+        return found
+
+    # -- values
+
+    def attribute_value(self, f: Any, v: Any, path: Path_) -> Any:
+        try:
+            codec = datatypes.codec_for(f.eType)
+        except CfSerializationError as exc:
+            raise self.fail(exc.message, path, exc.code) from None
+        name = codec.name
+        where = f"{f.eContainingClass.name}.{f.name}"
+        value: Any = _NOT_READ
+        if isinstance(v, str):
+            if name == "EString":
+                value = v
+            elif name == "EDate":
+                value = _date(v)
+            else:
+                try:
+                    value = codec.from_literal(v)
+                except (ValueError, InvalidOperation, OverflowError) as exc:
+                    raise self.fail(f"{where}: bad {name} value {v!r}: {exc}", path, "bad-value") from None
+        elif isinstance(v, bool):
+            value = v if name in ("EBoolean", "EBooleanObject") else _NOT_READ
+        elif isinstance(v, int):
+            if name in _INTEGERS:
+                value = v
+            elif name in _FLOATS:
+                value = float(v)
+            elif name == "EBigDecimal":
+                value = Decimal(v)
+            elif name == "EDate":
+                value = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=v)
+        elif isinstance(v, Decimal):
+            if name in _FLOATS:
+                value = float(v)
+            elif name == "EBigDecimal":
+                value = v
+        if value is _NOT_READ or value is None or not codec.check(value):
+            shown = json.dumps(v, default=str)[:60]
+            raise self.fail(f"{where}: {shown} is not a valid {name}", path, "bad-value")
+        return value
+
+
+_NOT_READ: Any = object()
+_INTEGERS = frozenset(
+    {"EInt", "EIntegerObject", "ELong", "ELongObject", "EShort", "EShortObject", "EBigInteger"}
+)
+_FLOATS = frozenset({"EDouble", "EDoubleObject", "EFloat", "EFloatObject"})
+
+
+def _date(text: str) -> Any:
+    """A date in any of EMF's forms, else ISO 8601 (PyEcore writes microseconds, and
+    nothing for the zone of a naive date: taken as UTC); sub-milliseconds are dropped, as
+    EMF's ``EDate`` holds milliseconds. `_NOT_READ` when it is none of these."""
+    try:
+        return datatypes.date_from_literal(text)
+    except ValueError:
+        pass
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return _NOT_READ
+    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return value.replace(microsecond=value.microsecond // 1000 * 1000)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | Decimal | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
