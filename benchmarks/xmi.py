@@ -1,4 +1,5 @@
-"""Benchmark: XMI save+load of N instances, cfmodel (Python) vs Eclipse EMF (Java).
+"""Benchmark: XMI save+load of N instances, cfmodel (Python) vs Eclipse EMF (Java); and
+cfmodel's JSON (emfjson-jackson's format) against cfmodel's XMI, side by side.
 
 Run: ``.venv/bin/python benchmarks/xmi.py [N ...] [--rounds R]`` (default 10000 100000,
 R=5). Both sides build the same model: N root objects of class ``Node`` (name, size,
@@ -14,6 +15,10 @@ collection scans it; a full collection before each timed step is outside the tim
 the JVM by ``tests/emf/EmfChecker.java --bench`` after warm-up, best of R: save is
 ``XMIResource.save`` to a byte stream, load is ``load`` from it with deferred IDREF
 resolution. Both files are byte-for-byte the same model (cfmodel's is checked to load).
+
+JSON: `json.to_bytes` and `json.from_bytes` of the same model with the same ids, timed in
+the same rounds as XMI (best of R); the ratio JSON save / XMI save (target: within 1.5x),
+and the indented JSON ``cfmodel json export`` writes (``indent=1``).
 
 Prints a side-by-side table (wall seconds; cfmodel's CPU seconds too, since the machine may
 be shared), the ratio of the save+load times (target: cfmodel within 2x of EMF), and
@@ -39,6 +44,7 @@ from pyecore.ecore import EAttribute, EBoolean, EClass, EDouble, EInt, EPackage,
 from pyecore.resources import ResourceSet
 
 from cfmodel.serializers import ecore, xmi
+from cfmodel.serializers import json as json_models
 from tests.emf.emf import EmfUnavailableError, build_checker
 
 
@@ -84,7 +90,7 @@ def time_cfmodel(pkg: EPackage, node: Any, n: int, rounds: int) -> dict[str, flo
     def keep(key: str, value: float) -> None:
         best[key] = min(best.get(key, float("inf")), value)
 
-    size = 0
+    size = json_size = 0
     for _ in range(rounds):
         roots = generate(node, n)
         options = xmi.XmiOptions(id_of=_ids(roots).get)
@@ -105,14 +111,35 @@ def time_cfmodel(pkg: EPackage, node: Any, n: int, rounds: int) -> dict[str, flo
         doc = xmi.from_bytes(data, rset, options=xmi.XmiOptions(scan=False))
         keep("load_streaming_s", time.perf_counter() - w4)
         assert len(doc.roots) == n
+        del doc
+        json_options = json_models.JsonOptions(id_of=options.id_of)
+        gc.collect()
+        w5, c5 = time.perf_counter(), time.process_time()
+        json_data = json_models.to_bytes(roots, json_options)
+        w6, c6 = time.perf_counter(), time.process_time()
+        keep("json_save_s", w6 - w5)
+        keep("json_save_cpu_s", c6 - c5)
+        gc.collect()
+        w7 = time.perf_counter()
+        json_models.to_bytes(roots, json_models.JsonOptions(id_of=options.id_of, indent=1))
+        keep("json_indented_save_s", time.perf_counter() - w7)
+        rset = _metamodel(pkg)
+        gc.collect()
+        w8, c8 = time.perf_counter(), time.process_time()
+        doc = json_models.from_bytes(json_data, rset)
+        w9, c9 = time.perf_counter(), time.process_time()
+        assert len(doc.roots) == n and doc.ids[doc.roots[-1]] == f"n{n - 1}"
+        keep("json_load_s", w9 - w8)
+        keep("json_load_cpu_s", c9 - c8)
         keep("save_s", w1 - w0)
         keep("load_s", w3 - w2)
         keep("save_cpu_s", c1 - c0)
         keep("load_cpu_s", c3 - c2)
         size = len(data)
-        del roots, doc, rset, data
+        json_size = len(json_data)
+        del roots, doc, rset, data, json_data
     gc.collect()
-    return {**best, "bytes": size}
+    return {**best, "bytes": size, "json_bytes": json_size}
 
 
 def memory_per_instance(pkg: EPackage, node: Any, n: int) -> dict[str, float]:
@@ -161,6 +188,15 @@ def main(sizes: list[int], rounds: int) -> None:
                 f"{'':>8} {'':<8} {'':>8} {py['load_streaming_s']:>8.3f}  load without the fast lane"
                 " (what a document outside cfmodel's layout takes)"
             )
+            json_cpu = f"{py['json_save_cpu_s'] + py['json_load_cpu_s']:7.3f}"
+            _row(n, "JSON", py["json_save_s"], py["json_load_s"], json_cpu, py["json_bytes"], "")
+            json_ratio = py["json_save_s"] / py["save_s"]
+            json_cpu_ratio = py["json_save_cpu_s"] / py["save_cpu_s"]
+            print(
+                f"{'':>8} ratio cfmodel JSON/XMI save = {json_ratio:.2f}x wall, {json_cpu_ratio:.2f}x CPU"
+                f" (target <= 1.5x); indented (json export) {py['json_indented_save_s']:.3f} s"
+            )
+            row |= {"json_ratio": json_ratio, "json_cpu_ratio": json_cpu_ratio}
             if checker is not None:
                 emf = checker.bench(mm, n, rounds=rounds)
                 _row(

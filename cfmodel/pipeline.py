@@ -289,12 +289,13 @@ def write_xmi(
     return atomic.write_files(directory, files, owner="xmi export")
 
 
-def write_json(model: InstanceModel, file: Path | str) -> Path:
-    """The instance model in cfmodel's JSON format."""
+def write_json(model: InstanceModel, file: Path | str, dialect: str = "emfjson") -> Path:
+    """The instance model as JSON: emfjson-jackson's (``dialect="emfjson"``), or cfmodel's
+    older ``cfmodel-instances`` format."""
     from cfmodel.serializers import atomic
 
     path = Path(file)
-    data = json_bytes(model)
+    data = json_bytes(model, dialect=dialect)
     if path.parent != Path():
         path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_bytes(path, data)
@@ -307,10 +308,18 @@ def xmi_bytes(model: InstanceModel) -> bytes:
     return xmi_format.to_bytes(model.objects, xmi_format.XmiOptions(id_of=model.id_of))
 
 
-def json_bytes(model: InstanceModel, indent: int | None = 1) -> bytes:
+def json_bytes(model: InstanceModel, indent: int | None = 1, dialect: str = "emfjson") -> bytes:
+    """The instance model as JSON (see `write_json`).
+
+    Raises:
+        CfUsageError: an unknown dialect.
+    """
     from cfmodel.serializers import json as json_format
 
-    return json_format.to_bytes(model.objects, json_format.JsonOptions(id_of=model.id_of, indent=indent))
+    if dialect not in json_format.DIALECTS:
+        raise CfUsageError(f"unknown JSON dialect {dialect!r}; known: {', '.join(json_format.DIALECTS)}")
+    options = json_format.JsonOptions(id_of=model.id_of, indent=indent, dialect=dialect)  # type: ignore[arg-type]
+    return json_format.to_bytes(model.objects, options)
 
 
 def rdf_options(
@@ -550,8 +559,9 @@ class CompileResult:
     def xmi_bytes(self) -> bytes:
         return xmi_bytes(self.instance_model)
 
-    def json_bytes(self, indent: int | None = 1) -> bytes:
-        return json_bytes(self.instance_model, indent)
+    def json_bytes(self, indent: int | None = 1, dialect: str = "emfjson") -> bytes:
+        """The instance model as JSON: emfjson-jackson's, or ``dialect="cfmodel-instances"``."""
+        return json_bytes(self.instance_model, indent, dialect)
 
     def ecore_files(self) -> dict[str, bytes]:
         """One ``<package>.ecore`` per root package of the metamodel."""
@@ -571,11 +581,13 @@ class CompileResult:
             self._refuse_if_invalid("save_xmi")
         return write_xmi(self.name, self.domain, self.instance_model, directory)
 
-    def save_json(self, file: Path | str, *, validate: bool = True) -> Path:
-        """Write the instance model in cfmodel's JSON format (validated first, as ``save_xmi``)."""
+    def save_json(self, file: Path | str, *, validate: bool = True, dialect: str = "emfjson") -> Path:
+        """Write the instance model as JSON (validated first, as ``save_xmi``): emfjson-jackson's
+        format, which EMF's JSON users and PyEcore read, or with ``dialect="cfmodel-instances"``
+        cfmodel's older format."""
         if validate:
             self._refuse_if_invalid("save_json")
-        return write_json(self.instance_model, file)
+        return write_json(self.instance_model, file, dialect)
 
     def _refuse_if_invalid(self, action: str) -> None:
         from cfmodel.transforms.cf.validate_instances import InvalidModelError

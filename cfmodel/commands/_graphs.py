@@ -11,7 +11,6 @@ compiled with the facts (``--fact``/``--facts``) into its resource graph
 
 from __future__ import annotations
 
-
 import argparse
 import re
 from pathlib import Path

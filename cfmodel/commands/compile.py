@@ -5,7 +5,8 @@
 ``request``, ``load``, ``resolve``, ``evaluate``, ``lift``, ``model``) and runs nothing after it.
 ``xmi export -o DIR`` writes the derived metamodel (one ``.ecore`` per root package)
 and the instances (``<project>.xmi``) into DIR; ``json export -o FILE`` writes the
-instances in cfmodel's JSON format. Exports are made in memory first and each file is
+instances as JSON: emfjson-jackson's format (what EMF's JSON users and PyEcore read), or
+with ``--dialect cfmodel-instances`` cfmodel's older format. Exports are made in memory first and each file is
 replaced atomically, so a failing compile or export leaves nothing half-written.
 
 The request (``--fact``, ``--facts``, ``--environment``) is compiled as
@@ -43,6 +44,10 @@ from cfmodel.commands._options import (
 )
 
 ORDER = 20
+
+#: The JSON dialects of ``json export --dialect`` (`cfmodel.serializers.json.DIALECTS`, not
+#: imported at startup), the default first.
+JSON_DIALECTS = ("emfjson", "cfmodel-instances")
 
 #: The stages of ``--dump`` (the same as `cfmodel.pipeline.STAGES`, which is not imported at startup).
 STAGES = ("request", "load", "resolve", "evaluate", "lift", "model")
@@ -145,7 +150,7 @@ def cmd_json_export(args: argparse.Namespace) -> int:
     result = compile_from_args(args)
     _warnings(result, args)
     write_stages(result, args, output)
-    result.save_json(output, validate=False)
+    result.save_json(output, validate=False, dialect=args.dialect)
     print(args.output)
     return _done()
 
@@ -179,10 +184,17 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory to write into")
     p.set_defaults(func=cmd_xmi_export)
 
-    js = sub.add_parser("json", help="JSON: the instance model in cfmodel's JSON format")
+    js = sub.add_parser("json", help="JSON: the instance model as emfjson-jackson's JSON")
     js_sub = js.add_subparsers(dest="json_command", metavar="COMMAND")
     js_sub.required = True
     p = js_sub.add_parser("export", parents=[common], help="compile, then write the instances as JSON")
     _compile_options(p)
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="the JSON file to write")
+    p.add_argument(
+        "--dialect",
+        choices=JSON_DIALECTS,
+        default=JSON_DIALECTS[0],
+        help="emfjson: emfjson-jackson's JSON, which EMF and PyEcore read (default);"
+        " cfmodel-instances: cfmodel's older format",
+    )
     p.set_defaults(func=cmd_json_export)

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from pyecore.ecore import EAttribute, EClass, EEnum, EEnumLiteral, EObject, EPackage
+from pyecore.ecore import EAttribute, EClass, EEnum, EEnumLiteral, EObject, EPackage, EProxy
 
 from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import model
@@ -227,6 +227,10 @@ def value(v: Any, paths: Callable[[EObject], str], inside: set[int]) -> str:
         return "null"
     if isinstance(v, EEnumLiteral):
         return str(v.name)
+    if (
+        type(v) is EProxy
+    ):  # PyEcore's lazy reference (its JSON reader makes them): its target, as EMF's eGet gives it
+        v = v.force_resolve()
     if isinstance(v, EObject):
         if id(v) in inside:
             return f"@{paths(v)}"

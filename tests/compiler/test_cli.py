@@ -66,6 +66,31 @@ def test_facts_on_the_command_line(tmp_path: Path) -> None:
     assert sorted(r["@id"] for r in data) == ["Host_5b_a_5d_", "Host_5b_b_5d_", "Host_5b_c_5d_"]
 
 
+def test_json_export_writes_emfjson_and_the_older_dialect_on_request(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert run("xmi", "export", "-o", "x", cwd=root).returncode == 0  # the .ecore files, to read back
+    result = run("json", "export", "-o", "x/new.json", cwd=root)
+    assert result.returncode == 0, result.stderr
+    new = json.loads((root / "x" / "new.json").read_text(encoding="utf-8"))
+    assert [(r["eClass"].rpartition("#")[2], r["@id"], r["name"]) for r in new] == [
+        ("//Host", "Host_5b_a_5d_", "a"),
+        ("//Host", "Host_5b_b_5d_", "b"),
+    ]
+    result = run("json", "export", "--dialect", "cfmodel-instances", "-o", "x/old.json", cwd=root)
+    assert result.returncode == 0, result.stderr
+    old = json.loads((root / "x" / "old.json").read_text(encoding="utf-8"))
+    assert (old["format"], old["version"], [r["$id"] for r in old["roots"]]) == (
+        "cfmodel-instances",
+        1,
+        ["Host_5b_a_5d_", "Host_5b_b_5d_"],
+    )
+    # both read back (the dialect detected) as the same model: diff finds nothing
+    result = run("diff", "x/new.json", "x/old.json", cwd=root)
+    assert result.returncode == 0, result.stderr + result.stdout
+    result = run("json", "export", "--dialect", "yaml", "-o", "x/bad.json", cwd=root)
+    assert result.returncode == 2 and "invalid choice: 'yaml'" in result.stderr
+
+
 def test_xmi_export_writes_metamodel_and_instances(tmp_path: Path) -> None:
     root = project(tmp_path)
     result = run("xmi", "export", "-o", "out", cwd=root)

@@ -111,7 +111,9 @@ def test_deep_json_models_and_json_ld_are_refused_before_parsing(depth: int) -> 
         with pytest.raises(CfSerializationError) as info:
             json_models.from_bytes(document, ResourceSet(), "m.json")
         assert info.value.code == "too-deep" and "nests deeper than 200 levels" in info.value.message
-        assert info.value.span is not None and info.value.span.col == document.index(b"[") + 200  # the 201st bracket, "{" first
+        assert (
+            info.value.span is not None and info.value.span.col == document.index(b"[") + 200
+        )  # the 201st bracket, "{" first
     with pytest.raises(CfSerializationError) as info:
         rdf._check_jsonld(b'{"@graph": ' + nested + b"}", "m.jsonld")
     assert "nests deeper than 200 levels" in info.value.message

@@ -107,6 +107,10 @@ JSON_ENTRY_POINTS = {
     # an Inmanta export document (``cfmodel graph``/``diff`` read it): 5,000 levels were exit 3
     "graph-export-json": ("export.json", '[{"id": "std::File[h,path=/a],v=1", "x": %s}]\n', ("graph", "export.json"),
                           "export.json", "bad-export"),
+    # JSON models (emfjson-jackson's format; ``graph`` and ``diff`` read them): one root, several
+    "model-json": ("m.json", '{"eClass": "http://x#//A", "k": %s}\n', ("graph", "m.json"), "m.json", "too-deep"),
+    "graph-model-json": ("g.json", '[{"eClass": "http://x#//A", "k": %s}]\n', ("graph", "g.json"), "g.json",
+                         "too-deep"),
 }  # fmt: skip
 
 

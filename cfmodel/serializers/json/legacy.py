@@ -1,8 +1,8 @@
 """cfmodel's own JSON format of earlier versions, ``cfmodel-instances`` version 1
 (docs/serialization.md): written when asked for by name, read when detected.
 
-Input (write): instance roots and `JsonOptions` (id function, indentation). Output: one
-UTF-8 JSON file, replaced atomically, byte-identical for the same model:
+Input (write): instance roots and `JsonOptions` (id function, indentation). Output: the
+UTF-8 bytes of one JSON document, byte-identical for the same model:
 
     {"format": "cfmodel-instances", "version": 1,
      "packages": {"<prefix>": "<nsURI>", ...},
@@ -16,16 +16,16 @@ are nested objects; other references are strings naming the target: its ``$id``,
 EMF's positional fragment (``/1/@files.0``).
 
 Input (read): such a document, parsed (`reader` checks its size and nesting first);
-metamodels from the caller's `ResourceSet`. Output: a `Document`. Guarantees as for XMI: validated before writing, bidirectional references
-set once per side (PyEcore 0.15's JSON reader duplicates them), sizes capped by `reader`.
+metamodels from the caller's `ResourceSet`. Output: a `Document`. Guarantees as for
+XMI: validated before writing, bidirectional references set once per side.
 """
 
 from __future__ import annotations
 
 import json as std_json
 import math
-from decimal import Decimal
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from pyecore.ecore import EAttribute, EObject

@@ -38,7 +38,7 @@ from cfmodel.serializers import datatypes, model, validate
 from cfmodel.serializers.xmi import heads
 
 # The C encoder of a JSON string, quotes included; non-ASCII characters kept as they are.
-quote: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+quote: Callable[[str], str] = json.encoder.encode_basestring
 
 MembersFunction = Callable[..., Any]
 RunFunction = Callable[..., None]
@@ -123,7 +123,8 @@ def _literal_code(em: codegen.Emitter, f: Any, codec: datatypes.Codec, var: str)
     if name in _INTS:
         return f"('%d' % {var})"
     if name in _FLOATS:
-        return f"(repr({var}) if type({var}) is float and {var} - {var} == 0.0 else {em.bind(float_json, 'num')}({var}))"
+        slow = em.bind(float_json, "num")
+        return f"(repr({var}) if type({var}) is float and {var} - {var} == 0.0 else {slow}({var}))"
     if name == "EBigDecimal":
         return f"{em.bind(decimal_json, 'dec')}({var})"
     return f"q({em.bind(codec.to_literal, 'literal')}({var}))"
@@ -151,7 +152,9 @@ def members(
     written; the writer fills it before writing)."""
     persistent = features.persistent(eclass)
     nests = any(not isinstance(f, EAttribute) and f.containment for f in persistent)
-    em = codegen.Emitter("Doubt", "inside", "classes", "paired", "items", "illegal", "single", "q", "EC", "RK")
+    em = codegen.Emitter(
+        "Doubt", "inside", "classes", "paired", "items", "illegal", "single", "q", "EC", "RK"
+    )
     with em.block("def members(obj, ids, names, typed, K):"):
         em.line("d = obj.__dict__", "s = obj._isset")
         em.line("ko, ks, kc, kao, kas, kac, kro, krs, krc, kio, kis, kic = K")
@@ -291,7 +294,9 @@ def _fast_lines(
     fields: list[str] = []
     for k, f in enumerate(persistent):
         holders = em.bind(fastpath.holder_types(f), "holders")
-        tests.append(f"{em.bind(f, 'feature')} in s and type(h{k} := d.get({em.literal(f._name)})) in {holders}")
+        tests.append(
+            f"{em.bind(f, 'feature')} in s and type(h{k} := d.get({em.literal(f._name)})) in {holders}"
+        )
         key = em.bind(key_text(f.name), "key")
         before = f"{{P{k}}}" if run else ("" if k == 0 else "{ks}") + f"{{{key}}}"
         if isinstance(f, EAttribute):
@@ -309,7 +314,7 @@ def _fast_lines(
         if run:
             fields.append(f"{before}{{REF[type(a{k})]}}{{x{k}}}{{RC}}")
         else:
-            fields.append(f"{before}{{kro}}{{EC[type(a{k})]}}{{krs}}{{RK}}\\\"{{x{k}}}\\\"{{krc}}")
+            fields.append(f'{before}{{kro}}{{EC[type(a{k})]}}{{krs}}{{RK}}\\"{{x{k}}}\\"{{krc}}')
     body = "".join(fields) + "{kc}"
     idk = em.bind(key_text(id_key) + '"', "idkey")
     string = f'f"{{S}}{{{idk}}}{{i}}\\"{{ks}}{body}" if i is not None else f"{{S}}{body}"'

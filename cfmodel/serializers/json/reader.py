@@ -83,7 +83,9 @@ def from_bytes(data: bytes, resource_set: ResourceSet, name: str, options: JsonO
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         message = f"not UTF-8 (byte 0x{data[exc.start]:02x} cannot be decoded)"
-        raise CfSerializationError(message, Span(name, line, col, line, col + 1), code="json-syntax") from None
+        raise CfSerializationError(
+            message, Span(name, line, col, line, col + 1), code="json-syntax"
+        ) from None
     try:
         check_json_nesting(text)
     except json.JSONDecodeError as exc:
@@ -125,27 +127,30 @@ def locate(text: str, path: Path_) -> tuple[int, int]:
 
 
 def _offset(text: str, path: Path_) -> int:
-    ws = _WS.match
-    i = ws(text, 0).end()
+    def ws(at: int) -> int:  # past the white space at `at`
+        found = _WS.match(text, at)
+        return found.end() if found is not None else at
+
+    i = ws(0)
     try:
         for step in path:
             if isinstance(step, str) and text[i] == "{":
-                i = ws(text, i + 1).end()
+                i = ws(i + 1)
                 while text[i] == '"':
                     key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
-                    i = ws(text, ws(text, i).end() + 1).end()  # past the colon
+                    i = ws(ws(i) + 1)  # past the colon
                     if key == step:
                         break
-                    i = ws(text, _DECODER.raw_decode(text, i)[1]).end()
+                    i = ws(_DECODER.raw_decode(text, i)[1])
                     if text[i] == ",":
-                        i = ws(text, i + 1).end()
+                        i = ws(i + 1)
                 else:
                     return i
             elif isinstance(step, int) and text[i] == "[":
-                i = ws(text, i + 1).end()
+                i = ws(i + 1)
                 for _ in range(step):
-                    i = ws(text, _DECODER.raw_decode(text, i)[1]).end()
-                    i = ws(text, i + 1).end()  # past the comma
+                    i = ws(_DECODER.raw_decode(text, i)[1])
+                    i = ws(i + 1)  # past the comma
             else:
                 return i
     except (IndexError, ValueError):
@@ -329,13 +334,17 @@ class _Reader:
     def target(self, targets: linking.Targets, token: str, eclass: Any, path: Path_) -> EObject:
         base, sep, fragment = token.rpartition("#")
         if sep and base and base not in (self.name, Path(self.name).name):
-            message = f"reference {token!r} is to another document; only references inside the document are read"
+            message = (
+                f"reference {token!r} is to another document; only references inside the document are read"
+            )
             raise self.fail(message, (*path, "$ref"), "unsupported")
         found = targets.find(fragment) if fragment else None
         if found is None:
             raise self.fail(f"unresolved reference {token!r}", (*path, "$ref"))
         if eclass is not None and found.eClass is not eclass:
-            message = f"reference {token!r} says its target is a {eclass.name}, but it is a {found.eClass.name}"
+            message = (
+                f"reference {token!r} says its target is a {eclass.name}, but it is a {found.eClass.name}"
+            )
             raise self.fail(message, (*path, "eClass"))
         return found
 
@@ -416,4 +425,3 @@ def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object"
-

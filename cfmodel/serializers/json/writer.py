@@ -52,7 +52,9 @@ def class_uri(eclass: Any) -> str:
         steps.append(str(pkg.name))
         pkg = pkg.eSuperPackage
     if pkg is None or not pkg.nsURI:
-        raise CfSerializationError(f"class {eclass.name!r} is in no package with an nsURI", code="unsupported")
+        raise CfSerializationError(
+            f"class {eclass.name!r} is in no package with an nsURI", code="unsupported"
+        )
     return f"{pkg.nsURI}#//{'/'.join(reversed(steps))}"
 
 
