@@ -20,8 +20,9 @@ are recognised by their header and read by `legacy`.
 Bounds (untrusted input): the file's size (``max_bytes``, checked before reading), the
 memory reading it may take (``max_memory``, estimated before parsing from the size and
 the count of objects, and of numbers read as `Decimal`), nesting (200 levels, checked
-before parsing, at the bracket that goes too deep). Every refusal is a `CfSerializationError` with a registered code
-and the line and column of the value concerned: ``json-syntax`` (not UTF-8 or not JSON),
+before parsing, at the bracket that goes too deep). Every refusal is a
+`CfSerializationError` with a registered code and the line and column of the value
+concerned: ``json-syntax`` (not UTF-8 or not JSON),
 ``too-large``, ``too-deep``, ``bad-json`` (not a model of the metamodel: unknown class or
 feature, wrong shape, unresolved reference), ``bad-value``, ``unsupported`` (references
 to other documents, containment proxies).
