@@ -25,6 +25,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from cfmodel import sparqlplan
 from cfmodel.display import MAX_CELL, clip
 from cfmodel.errors import CfSerializationError, CfSyntaxError, CfUsageError, Span
 from cfmodel.serializers import rdf
@@ -232,11 +233,13 @@ class TripleStore:
         self.size = len(triples)
         self._graph: Any = None
         self._store: Any = None
+        self._planner: sparqlplan.Planner | None = None
         if store == "oxigraph":
             import pyoxigraph
 
             self._store = pyoxigraph.Store()
             self._store.bulk_load(input=rdf.ntriples(triples), format=pyoxigraph.RdfFormat.N_TRIPLES)
+            self._analyze()
         else:
             self._graph = rdf.to_graph(triples, self.prefixes)
 
@@ -278,6 +281,7 @@ class TripleStore:
                 made._store.bulk_load(input=data, format=pyoxigraph.RdfFormat.N_TRIPLES)
             except (SyntaxError, ValueError, OSError) as exc:
                 raise CfSerializationError(f"not valid N-Triples: {exc}", code="bad-rdf") from None
+            made._analyze()
         else:
             made._graph = rdf.parse_graph(data, "nt")
             for prefix, uri in made.prefixes.items():
@@ -285,15 +289,45 @@ class TripleStore:
         made.size = len(made._graph) if made._graph is not None else len(made._store)
         return made
 
-    def query(self, text: str, name: str = "<query>") -> QueryResult:
+    def _analyze(self) -> None:
+        """Oxigraph: count the triples per predicate once, for `sparqlplan` (the store is
+        not changed after loading)."""
+        per_predicate = {
+            solution[0].value: int(solution[1].value)
+            for solution in self._store.query("SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p")
+        }
+        self._planner = sparqlplan.Planner(
+            sparqlplan.PlanStatistics(per_predicate), self._count, self.prefixes
+        )
+
+    def planned(self, text: str) -> str | None:
+        """The query as Oxigraph will run it when `sparqlplan` rewrites it, else None (as
+        written; always None on rdflib)."""
+        return self._plan(text)
+
+    def _plan(self, text: str) -> str | None:
+        if self._planner is None:
+            return None
+        try:
+            return self._planner.plan(text)
+        except (SyntaxError, OSError, ValueError, TypeError, IndexError, StopIteration):
+            return None  # a count the store refused: run the query as written
+
+    def _count(self, text: str) -> int:
+        return int(next(iter(self._store.query(text, prefixes=self.prefixes)))[0].value)
+
+    def query(self, text: str, name: str = "<query>", plan: bool = True) -> QueryResult:
         """Run a SPARQL query (`name`: where its text came from, for errors).
+
+        On Oxigraph, `sparqlplan` may rewrite the query to one with the same answers that
+        starts where the store's counts say it is cheapest (``plan=False``: as written).
 
         Raises:
             CfSyntaxError: the query does not parse or cannot be run (``bad-sparql``).
         """
         try:
             if self._store is not None:
-                return self._oxigraph(text)
+                return self._oxigraph(text, plan)
             return self._rdflib(text)
         except _QueryError as error:
             span = Span(name, error.line, error.col, error.line, error.col + 1)
@@ -315,15 +349,26 @@ class TripleStore:
             ["subject", "predicate", "object"], sorted(triples, key=_row_key), prefixes=self.prefixes
         )
 
-    def _oxigraph(self, text: str) -> QueryResult:
+    def _oxigraph(self, text: str, plan: bool) -> QueryResult:
         import pyoxigraph
 
+        planned = self._plan(text) if plan else None
         try:
-            answer = self._store.query(text, prefixes=self.prefixes)
+            answer = None
+            if planned is not None:
+                try:
+                    answer = self._store.query(planned, prefixes=self.prefixes)
+                except (SyntaxError, OSError, ValueError, TypeError):
+                    answer = None  # run as written, for its own answer or error
+            if answer is None:
+                answer = self._store.query(text, prefixes=self.prefixes)
+                planned = None
             if isinstance(answer, pyoxigraph.QueryBoolean):
                 return QueryResult([], boolean=bool(answer), prefixes=self.prefixes)
             if isinstance(answer, pyoxigraph.QuerySolutions):
-                names = [v.value for v in answer.variables]
+                # the columns as written (a SELECT is parsed here, not run: its solutions are lazy)
+                written = self._store.query(text, prefixes=self.prefixes) if planned is not None else answer
+                names = [v.value for v in written.variables]
                 rows = [tuple(_oxigraph_cell(solution[name]) for name in names) for solution in answer]
                 return QueryResult(names, rows, prefixes=self.prefixes)
             triples = [
