@@ -23,10 +23,10 @@ before Oxigraph sees it, into one with exactly SPARQL's answers:
   counted once after loading) and gives the share of them that a sample of `SAMPLE`
   values passes; Oxigraph's start with a constant object is counted by Oxigraph with a
   ``LIMIT`` at the count that makes it dearer, so planning reads at most
-  1/(1 + `LOOKUP_COST` × the other patterns) of the rows the plan it keeps will. A filter whose variables the scan binds
-  is applied to the scan alone (the join cannot change their values; ``FILTER(a && b)``
-  is taken as ``FILTER(a) FILTER(b)``, which keeps the same solutions); the others stay on
-  the whole group.
+  1/(1 + `LOOKUP_COST` * the other patterns) of the rows the plan it keeps will. A filter
+  whose variables the scan binds is applied to the scan alone (the join cannot change
+  their values; ``FILTER(a && b)`` is taken as ``FILTER(a) FILTER(b)``, which keeps the
+  same solutions); the others stay on the whole group.
 
 Only a query's main group is planned, and only when it is plain: a ``SELECT`` or ``ASK``
 whose ``WHERE`` group holds triple patterns (variables, IRIs, prefixed names, literals;
