@@ -28,9 +28,11 @@ from pyecore.ecore import (
     EReference,
     EString,
 )
+from pyecore.resources import ResourceSet
+from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError
-from cfmodel.serializers import canonical, validate, xmi
+from cfmodel.serializers import canonical, ecore, validate, xmi
 from cfmodel.serializers.base import XMI_NS
 from cfmodel.serializers.xmi import writer
 from tests.serializers.samples import infra_ids, infra_model, infra_package, tree_model, tree_packages
@@ -491,6 +493,40 @@ def test_ids_of_a_str_subclass_are_written_as_their_characters() -> None:
     data = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
     assert b'<w:Node xmi:id="n3" name="node3" size="-7" weight="-2.25" enabled="false" next="n2"/>' in data
     assert data == _general_bytes(roots, ids)[0]
+
+
+@pytest.mark.parametrize("layout", ["pyecore", "light", "mixed", "another-feature-set"])
+def test_every_holder_layout_writes_what_the_general_heads_write(layout: str) -> None:
+    """The fast path tests an object's set features as a whole, then its holders as all
+    PyEcore's or all light: objects built by PyEcore, read back (light holders), with both
+    kinds of holder, or with a feature outside the written ones set, write the same text."""
+    pkg, node, _pair = _package()
+    transient = EAttribute("scratch", EString, transient=True)
+    node.eStructuralFeatures.append(transient)
+    built = _full_nodes(node, 40)
+    ids = {o: f"n{i}" for i, o in enumerate(built)}
+    data = xmi.to_bytes(built, xmi.XmiOptions(id_of=ids.get))
+    if layout == "pyecore":
+        roots = built
+    else:
+        rset = ResourceSet()
+        ecore.from_bytes(ecore.to_bytes(pkg), "w.ecore", rset)
+        document = xmi.from_bytes(data, rset)
+        roots, ids = document.roots, document.ids
+        assert type(roots[5].__dict__["name"]) is not EValue  # read back: light holders
+    if layout == "mixed":  # the first node had no reference: PyEcore makes an EValue for it
+        roots[0].next = roots[7]
+        assert type(roots[0].__dict__["next"]) is EValue and type(roots[0].__dict__["name"]) is not EValue
+        built[0].next = built[7]
+        data = xmi.to_bytes(built, xmi.XmiOptions(id_of={o: f"n{i}" for i, o in enumerate(built)}.get))
+    if layout == "another-feature-set":
+        for o in roots[::3]:
+            o.scratch = "not written"
+    written = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert written == data
+    assert (written, written) == _general_bytes(roots, ids)
+    objects = list(canonical.walk(roots))
+    assert writer.Writer(roots, ids, objects).document(checked=True) == data  # no doubt
 
 
 def test_feature_names_are_data_in_the_fast_path() -> None:

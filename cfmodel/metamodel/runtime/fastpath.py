@@ -275,6 +275,13 @@ def holder_class(f: Any) -> type:
     return found
 
 
+def holder_pair(f: Any) -> tuple[type, type]:
+    """The two classes a single value of `f` is held in: PyEcore's `EValue` and `f`'s light
+    holder (for generated tests ``type(h) is EValue``, ``type(h) is light``: exact and the
+    cheapest test there is)."""
+    return EValue, holder_class(f)
+
+
 def holder_types(f: Any) -> frozenset[type]:
     """The classes a single value of `f` is held in: PyEcore's `EValue` and `f`'s light
     holder (a generated test ``type(h) in holder_types(f)``, exact and cheap; made once,

@@ -229,15 +229,22 @@ def has_fast_path(attrs: list[AttrPlan], refs: list[RefPlan], others: list[Any])
 
 @dataclass(frozen=True)
 class _FastText:
-    """The fixed text between the values of a fast path's f-string, bound once."""
+    """What a fast path binds once per class: the fixed text between the values of its
+    f-string, and the features it writes as a dict (see `_set_test`)."""
 
     texts: list[str]  # names of ' xmi:id="', then '" name="' per value, then '"'
     unnamed: str  # name of the text after ``start`` when there is no id (no quote to close)
+    written: str  # name of ``dict.fromkeys(the written features)``
 
 
 def _fast_text(em: codegen.Emitter, attrs: list[AttrPlan], refs: list[RefPlan]) -> _FastText:
-    fixed = [' xmi:id="', *(f'"{_opening(name)}' for *_, name, _ in [*attrs, *refs]), '"']
-    return _FastText([em.bind(t, "text") for t in fixed], em.bind(fixed[1][1:], "text"))
+    written = [*attrs, *refs]
+    fixed = [' xmi:id="', *(f'"{_opening(name)}' for *_, name, _ in written), '"']
+    return _FastText(
+        [em.bind(t, "text") for t in fixed],
+        em.bind(fixed[1][1:], "text"),
+        em.bind(dict.fromkeys(f for f, *_ in written), "written"),
+    )
 
 
 def _fast_string(fields: list[str], text: _FastText, run: bool) -> str:
@@ -276,16 +283,15 @@ def _fast_lines(
     text or raise `DoubtError`. `emit`: the statements taking the text (``{}``); `run`:
     the lines are in ``run``'s loop (``get`` for ``ids.get``, ``S``, ``SU`` and ``E``).
 
+    The tests are ordered by cost, each made once per object (`_set_test`, `_holder_test`).
+
     A target of one of the document's classes with an id is an object of the document:
     the writer's ids are keyed by the document's objects only, which hash and compare by
     identity (`Checks`); only a target without an id is looked up in ``inside``."""
     get = "get" if run else "ids.get"
-    tests: list[str] = []
+    written = [*attrs, *refs]
     ok: list[str] = []
     fields: list[str] = []
-    for k, (f, key, *_) in enumerate([*attrs, *refs]):
-        holders = em.bind(fastpath.holder_types(f), "holders")
-        tests.append(f"{em.bind(f, 'feature')} in s and type(h{k} := d.get({em.literal(key)})) in {holders}")
     for k, (_f, _key, _name, codec) in enumerate(attrs):
         valid, field = _FAST_LITERAL[codec.name]
         ok.append(valid.format(v=f"a{k}"))
@@ -301,12 +307,38 @@ def _fast_lines(
             ok.append(f"paired({r}, {em.bind(opp, 'opposite')}, {bool(opp.many)}, {bool(opp.unique)}, obj)")
         fields.append(x)
     em.line(f"i = {get}(obj)")
-    with em.block(f"if {' and '.join(tests) or 'True'}:"):
-        em.line(*(f"a{k} = h{k}._value" for k in range(len(attrs))))
-        em.line(*(f"r{k} = h{len(attrs) + k}._value" for k in range(len(refs))))
-        with em.block(f"if {' and '.join(ok) or 'True'}:"):
-            string = _fast_string(fields, text, run)
-            em.line(*(statement.format(string) for statement in emit))
+    with em.block(f"if {_set_test(em, written, text.written)}:"):
+        em.line(*(f"h{k} = d.get({em.literal(key)})" for k, (_, key, *_) in enumerate(written)))
+        with em.block(f"if {_holder_test(em, written)}:"):
+            em.line(*(f"a{k} = h{k}._value" for k in range(len(attrs))))
+            em.line(*(f"r{k} = h{len(attrs) + k}._value" for k in range(len(refs))))
+            with em.block(f"if {' and '.join(ok) or 'True'}:"):
+                string = _fast_string(fields, text, run)
+                em.line(*(statement.format(string) for statement in emit))
+
+
+def _set_test(em: codegen.Emitter, written: list[Any], exactly: str) -> str:
+    """Is every written feature set (in ``s``, the object's ``_isset``)? First as one
+    comparison of ``s`` with `exactly`, a dict of those features to None (PyEcore's
+    ``_isset`` is such a dict: an object with every feature of its class set, the common
+    case, compares equal in one C call), else feature by feature."""
+    if not written:
+        return "True"
+    return f"s == {exactly} or " + " and ".join(f"{em.bind(f, 'feature')} in s" for f, *_ in written)
+
+
+def _holder_test(em: codegen.Emitter, written: list[Any]) -> str:
+    """Is every value ``h<k>`` in one of PyEcore's holders (exact classes, `fastpath.holder_pair`)?
+    Tested for the common layouts in turn: every value in an `EValue` (objects built by
+    PyEcore's setters), every value in its light holder (objects a reader or the compiler
+    built); a mix goes to the general lines."""
+    if not written:
+        return "True"
+    pairs = [fastpath.holder_pair(f) for f, *_ in written]
+    value = em.bind(pairs[0][0], "EValue")
+    same = " is ".join(f"type(h{k})" for k in range(len(written)))
+    light = " and ".join(f"type(h{k}) is {em.bind(pair[1], 'light')}" for k, pair in enumerate(pairs))
+    return f"{same} is {value} or {light}"
 
 
 def _checked_attribute(em: codegen.Emitter, f: Any, name: str, codec: datatypes.Codec) -> None:
