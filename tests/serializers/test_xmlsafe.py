@@ -75,6 +75,28 @@ def test_entity_declarations_are_refused_quickly(data: bytes) -> None:
     assert exc.value.span is not None and exc.value.span.file == "evil.xmi"
 
 
+@pytest.mark.parametrize(
+    "before",
+    [b"", b"<?pi hello! ?>\n", b"<?pi !?>\n", b"<?pi <! ?>\n", b"<!-- a comment! -->\n"],
+    ids=["plain", "bang-in-pi", "bang-alone", "half-opener", "comment-first"],
+)
+def test_the_prescan_finds_markup_declarations_after_any_bang(before: bytes) -> None:
+    """The prescan looks for DOCTYPEs, comments and CDATA from the first ``<!``, found from
+    the first ``!``: what comes before (a ``!`` elsewhere, a lone ``<!``) changes nothing."""
+    head = b'<?xml version="1.0"?>\n' + before
+    with pytest.raises(CfSerializationError, match="DOCTYPE declares entities") as exc:
+        xmlsafe.check_document(head + XXE.split(b"\n", 1)[1], "evil.xmi", XmlLimits())
+    assert exc.value.span is not None and exc.value.span.line == 2 + before.count(b"\n")
+    # brackets inside: only the measure from opener to closer sees these as one token
+    long_comment = b"<r/>\n<!-- " + b"<" * 1500 + b" -->"
+    with pytest.raises(CfSerializationError, match="over 1,000 bytes"):
+        xmlsafe.check_document(head + long_comment, "big.xmi", XmlLimits(max_token_bytes=1000))
+    with pytest.raises(CfSerializationError, match="over 1,000 bytes"):
+        cdata = b"<r><![CDATA[" + b"<" * 1500 + b"]]></r>"
+        xmlsafe.check_document(head + cdata, "big.xmi", XmlLimits(max_token_bytes=1000))
+    xmlsafe.check_document(head + b'<r v="no declaration!"/>', "ok.xmi", XmlLimits(max_token_bytes=1000))
+
+
 def test_too_deep_is_refused() -> None:
     data = b"<a>" * 200 + b"</a>" * 200
     with pytest.raises(CfSerializationError, match="nest deeper than 128 levels") as exc:
