@@ -1,0 +1,175 @@
+"""A/B timing of two work trees of cfmodel, alternating, on one machine.
+
+Run: ``.venv/bin/python benchmarks/ab.py --anchor TREE [--other TREE] [--rounds R] xmi [N ...]``
+
+``TREE`` is a checkout of cfmodel with its own ``.venv`` (``./dev setup``), e.g. an old
+commit made with ``git worktree add /tmp/anchor COMMIT``; ``--other`` defaults to this
+tree. Each measurement is a fresh process of that tree's ``.venv/bin/python`` running this
+file's worker with the tree first on ``sys.path``, so each side imports its own cfmodel.
+The sides alternate (A B B A A B ...) for R rounds each (default 5), so load from other
+work on the machine weighs on both alike. Reported per side: minimum and median of wall
+time and of the process's CPU time (``process_time``), and B/A ratios of the minima and
+medians. Then one JSON line with every number.
+
+Workloads (the worker uses only APIs both sides have):
+
+* ``xmi N``: N ``Node`` objects built with PyEcore's constructors, as in `xmi.py` (name,
+  size, weight, enabled, a ``next`` reference to the previous node, an ``xmi:id`` each).
+  A warm-up save+load of 1,000 objects first (code generation, first imports), then,
+  after ``gc.collect()``, save is ``xmi.to_bytes`` and load is ``xmi.from_bytes`` (fast
+  lane); the saved bytes of both sides are compared by their SHA-256 (same model, same
+  ids: they must be equal).
+
+The numbers move with other work on the machine; run it under ``nice`` and compare only
+the two sides of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent.parent
+
+
+# ---- worker (runs inside the measured tree's interpreter) ---------------------------------
+
+
+def _xmi_worker(n: int) -> dict[str, Any]:
+    from pyecore.ecore import EAttribute, EBoolean, EClass, EDouble, EInt, EPackage, EReference, EString
+    from pyecore.resources import ResourceSet
+
+    from cfmodel.serializers import ecore, xmi
+
+    pkg = EPackage("bench", nsURI="http://cfmodel.example/bench", nsPrefix="bench")
+    node = EClass("Node")
+    node.eStructuralFeatures += [
+        EAttribute("name", EString),
+        EAttribute("size", EInt),
+        EAttribute("weight", EDouble),
+        EAttribute("enabled", EBoolean),
+        EReference("next", node),
+    ]
+    pkg.eClassifiers.append(node)
+    metamodel = ecore.to_bytes(pkg)
+
+    def generate(count: int) -> list[Any]:
+        out: list[Any] = []
+        previous = None
+        for i in range(count):
+            o = node(name=f"node{i}", size=i, weight=i * 0.5, enabled=i % 2 == 0)
+            if previous is not None:
+                o.next = previous
+            out.append(o)
+            previous = o
+        return out
+
+    def once(count: int) -> dict[str, Any]:
+        roots = generate(count)
+        options = xmi.XmiOptions(id_of={o: f"n{i}" for i, o in enumerate(roots)}.get)
+        gc.collect()
+        w0, c0 = time.perf_counter(), time.process_time()
+        data = xmi.to_bytes(roots, options)
+        w1, c1 = time.perf_counter(), time.process_time()
+        rset = ResourceSet()
+        ecore.from_bytes(metamodel, "bench.ecore", rset)
+        gc.collect()
+        w2, c2 = time.perf_counter(), time.process_time()
+        doc = xmi.from_bytes(data, rset, options=xmi.XmiOptions())
+        w3, c3 = time.perf_counter(), time.process_time()
+        assert len(doc.roots) == count and doc.ids[doc.roots[-1]] == f"n{count - 1}"
+        return {
+            "save_s": w1 - w0,
+            "load_s": w3 - w2,
+            "save_cpu_s": c1 - c0,
+            "load_cpu_s": c3 - c2,
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+
+    once(1000)
+    return once(n)
+
+
+WORKERS = {"xmi": _xmi_worker}
+
+
+def _worker(tree: str, workload: str, n: int) -> None:
+    sys.path.insert(0, tree)
+    print(json.dumps(WORKERS[workload](n)))
+
+
+# ---- driver -------------------------------------------------------------------------------
+
+
+def _measure(tree: Path, workload: str, n: int) -> dict[str, Any]:
+    python = tree / ".venv" / "bin" / "python"
+    # -P: the script's own folder is not put first on sys.path (the worker puts `tree` there)
+    cmd = [str(python), "-P", __file__, "--worker", str(tree), workload, str(n)]
+    done = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, env={**os.environ}, check=False)
+    if done.returncode != 0:
+        sys.exit(f"ab: {' '.join(cmd)} failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _summary(runs: list[dict[str, Any]], key: str) -> tuple[float, float]:
+    values = [r[key] for r in runs]
+    return min(values), statistics.median(values)
+
+
+def main(anchor: Path, other: Path, workload: str, sizes: list[int], rounds: int) -> None:
+    sides = {"A": anchor, "B": other}
+    print(f"A = {anchor}\nB = {other}\n{workload}, {rounds} rounds per side, alternating A B B A ...")
+    results: list[dict[str, Any]] = []
+    for n in sizes:
+        runs: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
+        for r in range(rounds):
+            for side in "AB" if r % 2 == 0 else "BA":
+                runs[side].append(_measure(sides[side], workload, n))
+        digests = {run["sha256"] for side in runs.values() for run in side}
+        keys = [k for k in runs["A"][0] if k.endswith("_s")]
+        print(f"\nN = {n}   output {'identical' if len(digests) == 1 else 'DIFFERS'} on both sides")
+        print(f"{'':<12} {'A min':>8} {'A med':>8} {'B min':>8} {'B med':>8} {'B/A min':>8} {'B/A med':>8}")
+        row: dict[str, Any] = {"n": n, "same_output": len(digests) == 1}
+        for key in keys:
+            (a_min, a_med), (b_min, b_med) = _summary(runs["A"], key), _summary(runs["B"], key)
+            print(
+                f"{key:<12} {a_min:>8.4f} {a_med:>8.4f} {b_min:>8.4f} {b_med:>8.4f}"
+                f" {b_min / a_min:>8.3f} {b_med / a_med:>8.3f}"
+            )
+            row[key] = {"A": [r[key] for r in runs["A"]], "B": [r[key] for r in runs["B"]]}
+        results.append(row)
+    print(
+        json.dumps(
+            {
+                "benchmark": "ab",
+                "workload": workload,
+                "anchor": str(anchor),
+                "other": str(other),
+                "results": results,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        _worker(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        sys.exit(0)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--anchor", type=Path, required=True, help="tree A (with its own .venv)")
+    parser.add_argument("--other", type=Path, default=HERE, help="tree B (default: this tree)")
+    parser.add_argument("--rounds", type=int, default=5, help="measurements per side")
+    parser.add_argument("workload", choices=sorted(WORKERS))
+    parser.add_argument("sizes", nargs="*", type=int, default=[100_000])
+    args = parser.parse_args()
+    main(args.anchor.resolve(), args.other.resolve(), args.workload, args.sizes, args.rounds)
