@@ -6,19 +6,21 @@ Run: ``.venv/bin/python benchmarks/ab.py --anchor TREE [--other TREE] [--rounds 
 commit made with ``git worktree add /tmp/anchor COMMIT``; ``--other`` defaults to this
 tree. Each measurement is a fresh process of that tree's ``.venv/bin/python`` running this
 file's worker with the tree first on ``sys.path``, so each side imports its own cfmodel.
-The sides alternate (A B B A A B ...) for R rounds each (default 5), so load from other
-work on the machine weighs on both alike. Reported per side: minimum and median of wall
-time and of the process's CPU time (``process_time``), and B/A ratios of the minima and
-medians. Then one JSON line with every number.
+The sides alternate (A B, B A, A B, ...) for R rounds each (default 5), so load from
+other work on the machine weighs on both alike; a round is one process, which measures
+``--repeat`` times (default 3, each on newly built objects) and keeps its best of each
+quantity. Reported per side: minimum and median over the rounds of wall time and of the
+process's CPU time (``process_time``), and B/A ratios of the minima and medians. Then one
+JSON line with every number.
 
 Workloads (the worker uses only APIs both sides have):
 
 * ``xmi N``: N ``Node`` objects built with PyEcore's constructors, as in `xmi.py` (name,
   size, weight, enabled, a ``next`` reference to the previous node, an ``xmi:id`` each).
-  A warm-up save+load of 1,000 objects first (code generation, first imports), then,
-  after ``gc.collect()``, save is ``xmi.to_bytes`` and load is ``xmi.from_bytes`` (fast
-  lane); the saved bytes of both sides are compared by their SHA-256 (same model, same
-  ids: they must be equal).
+  A warm-up save+load of 1,000 objects first (code generation, first imports), then per
+  repetition N new objects and, after ``gc.collect()``, save is ``xmi.to_bytes`` and load
+  is ``xmi.from_bytes`` (fast lane); the saved bytes of both sides are compared by their
+  SHA-256 (same model, same ids: they must be equal).
 
 The numbers move with other work on the machine; run it under ``nice`` and compare only
 the two sides of one run.
@@ -44,7 +46,7 @@ HERE = Path(__file__).resolve().parent.parent
 # ---- worker (runs inside the measured tree's interpreter) ---------------------------------
 
 
-def _xmi_worker(n: int) -> dict[str, Any]:
+def _xmi_worker(n: int, repeat: int) -> dict[str, Any]:
     from pyecore.ecore import EAttribute, EBoolean, EClass, EDouble, EInt, EPackage, EReference, EString
     from pyecore.resources import ResourceSet
 
@@ -96,24 +98,26 @@ def _xmi_worker(n: int) -> dict[str, Any]:
         }
 
     once(1000)
-    return once(n)
+    runs = [once(n) for _ in range(repeat)]
+    best = {key: min(run[key] for run in runs) for key in runs[0] if key.endswith("_s")}
+    return {**best, "sha256": runs[0]["sha256"]}
 
 
 WORKERS = {"xmi": _xmi_worker}
 
 
-def _worker(tree: str, workload: str, n: int) -> None:
+def _worker(tree: str, workload: str, n: int, repeat: int) -> None:
     sys.path.insert(0, tree)
-    print(json.dumps(WORKERS[workload](n)))
+    print(json.dumps(WORKERS[workload](n, repeat)))
 
 
 # ---- driver -------------------------------------------------------------------------------
 
 
-def _measure(tree: Path, workload: str, n: int) -> dict[str, Any]:
+def _measure(tree: Path, workload: str, n: int, repeat: int) -> dict[str, Any]:
     python = tree / ".venv" / "bin" / "python"
     # -P: the script's own folder is not put first on sys.path (the worker puts `tree` there)
-    cmd = [str(python), "-P", __file__, "--worker", str(tree), workload, str(n)]
+    cmd = [str(python), "-P", __file__, "--worker", str(tree), workload, str(n), str(repeat)]
     done = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, env={**os.environ}, check=False)
     if done.returncode != 0:
         sys.exit(f"ab: {' '.join(cmd)} failed:\n{done.stderr}")
@@ -126,15 +130,19 @@ def _summary(runs: list[dict[str, Any]], key: str) -> tuple[float, float]:
     return min(values), statistics.median(values)
 
 
-def main(anchor: Path, other: Path, workload: str, sizes: list[int], rounds: int) -> None:
+def main(anchor: Path, other: Path, workload: str, sizes: list[int], rounds: int, repeat: int) -> None:
     sides = {"A": anchor, "B": other}
-    print(f"A = {anchor}\nB = {other}\n{workload}, {rounds} rounds per side, alternating A B B A ...")
+    print(f"A = {anchor}\nB = {other}")
+    print(
+        f"{workload}: {rounds} rounds per side, alternating A B, B A, ...;"
+        f" a round is a process, best of {repeat}"
+    )
     results: list[dict[str, Any]] = []
     for n in sizes:
         runs: dict[str, list[dict[str, Any]]] = {"A": [], "B": []}
         for r in range(rounds):
             for side in "AB" if r % 2 == 0 else "BA":
-                runs[side].append(_measure(sides[side], workload, n))
+                runs[side].append(_measure(sides[side], workload, n, repeat))
         digests = {run["sha256"] for side in runs.values() for run in side}
         keys = [k for k in runs["A"][0] if k.endswith("_s")]
         print(f"\nN = {n}   output {'identical' if len(digests) == 1 else 'DIFFERS'} on both sides")
@@ -163,13 +171,14 @@ def main(anchor: Path, other: Path, workload: str, sizes: list[int], rounds: int
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        _worker(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        _worker(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
         sys.exit(0)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--anchor", type=Path, required=True, help="tree A (with its own .venv)")
     parser.add_argument("--other", type=Path, default=HERE, help="tree B (default: this tree)")
-    parser.add_argument("--rounds", type=int, default=5, help="measurements per side")
+    parser.add_argument("--rounds", type=int, default=5, help="processes per side")
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per process (its best is kept)")
     parser.add_argument("workload", choices=sorted(WORKERS))
     parser.add_argument("sizes", nargs="*", type=int, default=[100_000])
     args = parser.parse_args()
-    main(args.anchor.resolve(), args.other.resolve(), args.workload, args.sizes, args.rounds)
+    main(args.anchor.resolve(), args.other.resolve(), args.workload, args.sizes, args.rounds, args.repeat)
