@@ -216,8 +216,45 @@ _JSON_DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 def check_json_nesting(text: str) -> None:
     """Refuse (`json.JSONDecodeError`, at the bracket) a JSON text nested deeper than
     `MAX_YAML_DEPTH`, before a parser sees it: for readers that call ``json`` themselves
-    (`load_json` checks this itself)."""
+    (`load_json` checks this itself). Large documents are first measured at C speed
+    (`_within_json_depth`); only a text that measure cannot clear is scanned token by
+    token (the same verdict, and the position)."""
+    if text.count("[") + text.count("{") <= MAX_YAML_DEPTH or _within_json_depth(text):
+        return
     _check_json_depth(text)
+
+
+# every byte but brackets and quotes (in UTF-8, no byte of another character is one of them)
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_STRING_OF_BRACKETS = re.compile(rb'"[^"]*"')
+
+
+def _within_json_depth(text: str) -> bool:
+    """True when the text's brackets outside strings nest at most `MAX_YAML_DEPTH` deep
+    and balance; False when that is not so or cannot be told this way.
+
+    With escaped backslashes and then escaped quotes removed, the quotes left delimit the
+    strings; of the text's UTF-8 bytes, only brackets and quotes are kept (C speed). An
+    adjacent pair of quotes then encloses no bracket, inside a string or between two, and
+    goes; so do the strings left (their brackets are text). What remains is the
+    structure: removing innermost pairs empties it in as many passes as it nests deep, if
+    it balances.
+    """
+    data = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
+    bare = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in bare:
+        bare = _STRING_OF_BRACKETS.sub(b"", bare)
+        if b'"' in bare:
+            return False  # an unterminated string: the scan says where
+    bare = bare.replace(b"[", b"{").replace(b"]", b"}")
+    for _ in range(MAX_YAML_DEPTH):
+        if not bare:
+            return True
+        shorter = bare.replace(b"{}", b"")
+        if len(shorter) == len(bare):
+            return False  # unbalanced
+        bare = shorter
+    return not bare
 
 
 def _check_json_depth(text: str) -> None:

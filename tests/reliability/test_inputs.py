@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -127,3 +128,36 @@ def test_only_plain_data_is_built() -> None:
         "d: 2001-02-03\nt: 2001-12-14t21:59:43.10-05:00\nbad: 2001-02-30\nb: !!binary aGVsbG8=\ns: !!set {a, b}\n"
     ) == {"d": "2001-02-03", "t": "2001-12-14t21:59:43.10-05:00", "bad": "2001-02-30", "b": "hello",
           "s": {"a": None, "b": None}}  # fmt: skip
+
+
+def test_the_quick_json_depth_measure_gives_the_token_scan_verdict() -> None:
+    """`check_json_nesting` clears large documents at C speed (`_within_json_depth`) and
+    scans token by token only what that cannot clear: on valid JSON (strings holding
+    brackets, quotes, backslashes, non-ASCII) both verdicts and positions agree; on
+    text that is not JSON, whatever the measure clears, the parser then refuses."""
+    import json
+    import random
+
+    def verdict(check: Any, text: str) -> tuple[int, str] | None:
+        try:
+            check(text)
+        except json.JSONDecodeError as error:
+            return error.pos, error.msg
+        return None
+
+    rng = random.Random(17)
+    strings = ['"["', '"]"', '"{}"', '"\\"["', '"\\\\"', '"\\\\\\"]"', '"é[\\u00e9"', '""', '"a,b"']
+    for _ in range(3000):
+        depth = rng.choice([120, 199, 200, 201, 250])
+        inner = ", ".join(rng.choice(strings) for _ in range(rng.randint(0, 6)))
+        opener, closer = rng.choice([("[", "]"), ('{"k": ', "}")])
+        text = opener * depth + "[" + inner + "]" + closer * depth
+        json.loads(text)  # valid JSON (Python's parser reads 251 levels)
+        assert verdict(inputs.check_json_nesting, text) == verdict(inputs._check_json_depth, text)
+    pieces = ["[", "]", "{", "}", '"', '"[', ']"', "\\\\", '\\"', "a", ",", "é"]
+    for _ in range(3000):
+        text = "[" * rng.choice([150, 201]) + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        text += "]" * rng.choice([0, 150, 201])
+        if verdict(inputs.check_json_nesting, text) != verdict(inputs._check_json_depth, text):
+            with pytest.raises(ValueError):
+                json.loads(text)

@@ -40,8 +40,10 @@ from typing import Any
 from pyecore.ecore import EAttribute, EObject
 from pyecore.resources import ResourceSet
 
+from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.inputs import check_json_nesting
+from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import datatypes, linking, model
 from cfmodel.serializers.base import Document, attach, local_registry
 from cfmodel.serializers.json import legacy
@@ -99,16 +101,17 @@ def from_bytes(data: bytes, resource_set: ResourceSet, name: str, options: JsonO
     except json.JSONDecodeError as exc:
         span = Span(name, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
         raise CfSerializationError(exc.msg, span, code="too-deep") from None
-    try:
-        doc = json.loads(text, parse_float=Decimal if exact else float)
-    except json.JSONDecodeError as exc:
-        span = Span(name, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
-        raise CfSerializationError(f"not valid JSON: {exc.msg}", span, code="json-syntax") from None
-    except (ValueError, RecursionError) as exc:  # an integer of too many digits; depth (checked)
-        raise CfSerializationError(f"not valid JSON: {exc}", _start(name), code="json-syntax") from None
-    if legacy.is_legacy(doc):
-        return legacy.document(doc, resource_set, name)
-    return _Reader(name, text, resource_set, options).document(doc)
+    with gc_paused(promote=True):  # many new objects, none garbage: no collection scans them
+        try:
+            doc = json.loads(text, parse_float=Decimal if exact else float)
+        except json.JSONDecodeError as exc:
+            span = Span(name, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
+            raise CfSerializationError(f"not valid JSON: {exc.msg}", span, code="json-syntax") from None
+        except (ValueError, RecursionError) as exc:  # an integer of too many digits; depth (checked)
+            raise CfSerializationError(f"not valid JSON: {exc}", _start(name), code="json-syntax") from None
+        if legacy.is_legacy(doc):
+            return legacy.document(doc, resource_set, name)
+        return _Reader(name, text, resource_set, options).document(doc)
 
 
 def _has_decimals(rset: ResourceSet) -> bool:
@@ -203,7 +206,7 @@ class _Reader:
         self.registry = local_registry(rset)
         self.id_keys = frozenset((*ID_KEYS, options.id_key))
         self.classes: dict[str, Any] = {}
-        self.features: dict[int, dict[str, Any]] = {}
+        self.plans: dict[int, _ClassPlan] = {}
         self.ids: dict[EObject, str] = {}
         self.by_id: dict[str, EObject] = {}
         self.pending: list[tuple[EObject, Any, list[tuple[str, Any, Path_]]]] = []
@@ -283,16 +286,20 @@ class _Reader:
             raise self.fail(f"unknown class {name!r} ({why}; write the class URI, nsURI#//Class)", path)
         return found[0]
 
-    def features_of(self, eclass: Any) -> dict[str, Any]:
-        found = self.features.get(id(eclass))
-        if found is None:
-            found = self.features[id(eclass)] = {f.name: f for f in model.persistent_features(eclass)}
+    def plan_of(self, eclass: Any, path: Path_) -> _ClassPlan:
+        found = self.plans.get(id(eclass))
+        if found is None or found.eclass is not eclass:
+            if eclass.abstract or getattr(eclass, "interface", False):
+                raise self.fail(f"class {eclass.name} is abstract: no object can be of it", path)
+            found = self.plans[id(eclass)] = _ClassPlan(eclass)
         return found
 
     # -- objects
 
     def create(self, item: Any, ftype: Any, path: Path_) -> EObject:
-        if not isinstance(item, dict):
+        """A new object from its JSON object: values stored as PyEcore's setters would
+        leave them on a new object (`fastpath`), references kept for `document`."""
+        if type(item) is not dict:
             raise self.fail(f"expected an object, found {_kind(item)}", path)
         if "$ref" in item:
             message = "a containment proxy (an object given by $ref) is not supported; give the object"
@@ -303,25 +310,56 @@ class _Reader:
             eclass = ftype
         else:
             raise self.fail('a root object needs an "eClass" (its class URI, nsURI#//Class)', path)
-        if eclass.abstract or getattr(eclass, "interface", False):
-            raise self.fail(f"class {eclass.name} is abstract: no object can be of it", path)
-        if ftype is not None and eclass is not ftype and ftype not in eclass.eAllSuperTypes():
+        plan = self.plan_of(eclass, path)
+        if ftype is not None and eclass is not ftype and not plan.is_a(ftype):
             raise self.fail(f"class {eclass.name} is not a {ftype.name}", path)
-        obj: EObject = eclass()
-        features = self.features_of(eclass)
+        obj: EObject = fastpath.new_object(eclass)
+        handlers = plan.handlers
         for key, value in item.items():
-            if key == "eClass":
-                continue
-            f = features.get(key)
-            if f is None:
+            handler = handlers.get(key)
+            if handler is None:
+                if key == "eClass":
+                    continue
                 if key in self.id_keys:
                     self.name_object(obj, value, (*path, key))
                     continue
                 raise self.fail(f"class {eclass.name} has no feature {key!r}", (*path, key))
-            if value is None or model.is_container_ref(f):
-                continue  # null: unset; a container: implied by nesting
-            self.feature(obj, f, value, (*path, key))
+            if value is None:
+                continue  # null: unset
+            kind, f, quick, extra = handler
+            if kind == _ATTR:
+                if not (type(value) is quick and (quick is not str or _plain_string(value) is None)):
+                    value = self.attribute_value(f, value, (*path, key), extra)
+                fastpath.set_attribute(obj, f, value)
+            elif kind == _CONTAIN:
+                child = self.create(value, f.eType, (*path, key))
+                fastpath.set_reference(obj, f, child, containment=True)
+                if extra is not None:
+                    fastpath.set_reference(child, extra, obj)
+            elif kind == _REF:
+                self.pending.append((obj, f, [self.reference(value, (*path, key))]))
+            elif kind != _SKIP:
+                self.many(obj, kind, f, extra, value, (*path, key))
         return obj
+
+    def many(self, obj: EObject, kind: int, f: Any, extra: Any, values: Any, path: Path_) -> None:
+        """A many-valued feature's values (an array); `extra` as in `_ClassPlan`."""
+        if type(values) is not list:
+            raise self.fail(f"{obj.eClass.name}.{f.name} is many-valued: expected an array", path)
+        if kind == _MANY_REF:
+            self.pending.append((obj, f, [self.reference(v, (*path, k)) for k, v in enumerate(values)]))
+            return
+        coll = fastpath.collection(obj, f)
+        if kind == _MANY_ATTR:
+            for k, v in enumerate(values):
+                fastpath.add_item(obj, f, coll, self.attribute_value(f, v, (*path, k), extra))
+            return
+        ftype = f.eType
+        for k, v in enumerate(values):
+            child = self.create(v, ftype, (*path, k))
+            fastpath.add_item(obj, f, coll, child, containment=True)
+            if extra is not None:
+                fastpath.set_reference(child, extra, obj)
 
     def name_object(self, obj: EObject, ident: Any, path: Path_) -> None:
         if ident is None:
@@ -335,32 +373,8 @@ class _Reader:
         self.by_id[ident] = obj
         self.ids[obj] = ident
 
-    def feature(self, obj: EObject, f: Any, value: Any, path: Path_) -> None:
-        if f.many and not isinstance(value, list):
-            raise self.fail(f"{obj.eClass.name}.{f.name} is many-valued: expected an array", path)
-        values = value if f.many else [value]
-        paths = [(*path, k) for k in range(len(values))] if f.many else [path]
-        if isinstance(f, EAttribute):
-            decoded = [self.attribute_value(f, v, p) for v, p in zip(values, paths, strict=True)]
-            if f.many:
-                obj.eGet(f).extend(decoded)
-            else:
-                obj.eSet(f, decoded[0])
-        elif f.containment:
-            for v, p in zip(values, paths, strict=True):
-                child = self.create(v, f.eType, p)
-                if f.many:
-                    obj.eGet(f).append(child, update_opposite=False)
-                else:
-                    linking.set_single(obj, f, child)
-                if f.eOpposite is not None:
-                    linking.set_single(child, f.eOpposite, obj)
-        else:
-            refs = [self.reference(v, p) for v, p in zip(values, paths, strict=True)]
-            self.pending.append((obj, f, refs))
-
     def reference(self, value: Any, path: Path_) -> tuple[str, Any, Path_]:
-        if not isinstance(value, dict) or not isinstance(value.get("$ref"), str):
+        if type(value) is not dict or type(value.get("$ref")) is not str:
             raise self.fail(f'expected a reference {{"$ref": …}}, found {_kind(value)}', path)
         eclass = self.eclass(value["eClass"], (*path, "eClass")) if "eClass" in value else None
         return value["$ref"], eclass, path
@@ -384,12 +398,18 @@ class _Reader:
 
     # -- values
 
-    def attribute_value(self, f: Any, v: Any, path: Path_) -> Any:
-        try:
-            codec = datatypes.codec_for(f.eType)
-        except CfSerializationError as exc:
-            raise self.fail(exc.message, path, exc.code) from None
+    def attribute_value(self, f: Any, v: Any, path: Path_, codec: datatypes.Codec | None) -> Any:
+        """One value of attribute `f` (of data type `codec`; None: a type without an
+        EMF-faithful mapping, refused here)."""
+        if codec is None:
+            try:
+                datatypes.codec_for(f.eType)
+            except CfSerializationError as exc:
+                raise self.fail(exc.message, path, exc.code) from None
+            raise AssertionError("codec_for refuses what the plan found no codec for")
         name = codec.name
+        if name in _INTEGERS and type(v) is int and codec.check(v):
+            return v
         where = f"{f.eContainingClass.name}.{f.name}"
         value: Any = _NOT_READ
         if isinstance(v, str):
@@ -422,6 +442,45 @@ class _Reader:
             shown = json.dumps(v, default=str)[:60]
             raise self.fail(f"{where}: {shown} is not a valid {name}", path, "bad-value")
         return value
+
+
+# What a key of an object stands for (`_ClassPlan.handlers`).
+_ATTR, _MANY_ATTR, _CONTAIN, _MANY_CONTAIN, _REF, _MANY_REF, _SKIP = range(7)
+# A string value of an EString attribute taken as it is (else `_Reader.attribute_value`).
+_plain_string = datatypes.find_xml_illegal
+# The Python type of a value taken as it is for a data type (a checked value of that type).
+_QUICK: dict[str, type] = {"EString": str, "EBoolean": bool, "EBooleanObject": bool, "EDouble": float}
+
+
+class _ClassPlan:
+    """Per class: for every persistent feature's name, (kind, feature, the Python type of
+    a value taken as it is or None, extra): extra is an attribute's codec (None for a
+    type without an EMF-faithful mapping), a containment's opposite, or None. Container
+    references are skipped (implied by nesting), as PyEcore's reader skips them."""
+
+    __slots__ = ("eclass", "handlers", "supertypes")
+
+    def __init__(self, eclass: Any) -> None:
+        self.eclass = eclass
+        self.supertypes = {id(c) for c in eclass.eAllSuperTypes()}
+        self.handlers: dict[str, tuple[int, Any, Any, Any]] = {}
+        for f in model.persistent_features(eclass):
+            if isinstance(f, EAttribute):
+                try:
+                    codec: datatypes.Codec | None = datatypes.codec_for(f.eType)
+                except CfSerializationError:
+                    codec = None  # `attribute_value` says why, where a value is given
+                quick = _QUICK.get(codec.name) if codec is not None else None
+                self.handlers[f.name] = (_MANY_ATTR if f.many else _ATTR, f, quick, codec)
+            elif model.is_container_ref(f):
+                self.handlers[f.name] = (_SKIP, f, None, None)
+            elif f.containment:
+                self.handlers[f.name] = (_MANY_CONTAIN if f.many else _CONTAIN, f, None, f.eOpposite)
+            else:
+                self.handlers[f.name] = (_MANY_REF if f.many else _REF, f, None, None)
+
+    def is_a(self, eclass: Any) -> bool:
+        return id(eclass) in self.supertypes
 
 
 _NOT_READ: Any = object()
