@@ -289,13 +289,14 @@ def write_xmi(
     return atomic.write_files(directory, files, owner="xmi export")
 
 
-def write_json(model: InstanceModel, file: Path | str, dialect: str = "emfjson") -> Path:
-    """The instance model as JSON: emfjson-jackson's (``dialect="emfjson"``), or cfmodel's
-    older ``cfmodel-instances`` format."""
+def write_json(model: InstanceModel, file: Path | str, dialect: str = "emfjson", id_key: str = "@id") -> Path:
+    """The instance model as JSON: emfjson-jackson's (``dialect="emfjson"``; ids under
+    `id_key`: ``"uuid"`` is what PyEcore's ``JsonResource`` reads), or cfmodel's older
+    ``cfmodel-instances`` format."""
     from cfmodel.serializers import atomic
 
     path = Path(file)
-    data = json_bytes(model, dialect=dialect)
+    data = json_bytes(model, dialect=dialect, id_key=id_key)
     if path.parent != Path():
         path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_bytes(path, data)
@@ -308,7 +309,9 @@ def xmi_bytes(model: InstanceModel) -> bytes:
     return xmi_format.to_bytes(model.objects, xmi_format.XmiOptions(id_of=model.id_of))
 
 
-def json_bytes(model: InstanceModel, indent: int | None = 1, dialect: str = "emfjson") -> bytes:
+def json_bytes(
+    model: InstanceModel, indent: int | None = 1, dialect: str = "emfjson", id_key: str = "@id"
+) -> bytes:
     """The instance model as JSON (see `write_json`).
 
     Raises:
@@ -318,7 +321,12 @@ def json_bytes(model: InstanceModel, indent: int | None = 1, dialect: str = "emf
 
     if dialect not in json_format.DIALECTS:
         raise CfUsageError(f"unknown JSON dialect {dialect!r}; known: {', '.join(json_format.DIALECTS)}")
-    options = json_format.JsonOptions(id_of=model.id_of, indent=indent, dialect=dialect)  # type: ignore[arg-type]
+    options = json_format.JsonOptions(
+        id_of=model.id_of,
+        indent=indent,
+        dialect=dialect,  # type: ignore[arg-type]
+        id_key=id_key,
+    )
     return json_format.to_bytes(model.objects, options)
 
 
@@ -559,9 +567,9 @@ class CompileResult:
     def xmi_bytes(self) -> bytes:
         return xmi_bytes(self.instance_model)
 
-    def json_bytes(self, indent: int | None = 1, dialect: str = "emfjson") -> bytes:
+    def json_bytes(self, indent: int | None = 1, dialect: str = "emfjson", id_key: str = "@id") -> bytes:
         """The instance model as JSON: emfjson-jackson's, or ``dialect="cfmodel-instances"``."""
-        return json_bytes(self.instance_model, indent, dialect)
+        return json_bytes(self.instance_model, indent, dialect, id_key)
 
     def ecore_files(self) -> dict[str, bytes]:
         """One ``<package>.ecore`` per root package of the metamodel."""
@@ -581,13 +589,15 @@ class CompileResult:
             self._refuse_if_invalid("save_xmi")
         return write_xmi(self.name, self.domain, self.instance_model, directory)
 
-    def save_json(self, file: Path | str, *, validate: bool = True, dialect: str = "emfjson") -> Path:
+    def save_json(
+        self, file: Path | str, *, validate: bool = True, dialect: str = "emfjson", id_key: str = "@id"
+    ) -> Path:
         """Write the instance model as JSON (validated first, as ``save_xmi``): emfjson-jackson's
-        format, which EMF's JSON users and PyEcore read, or with ``dialect="cfmodel-instances"``
-        cfmodel's older format."""
+        format, which EMF's JSON users read (ids under `id_key`; PyEcore reads them under
+        ``"uuid"``), or with ``dialect="cfmodel-instances"`` cfmodel's older format."""
         if validate:
             self._refuse_if_invalid("save_json")
-        return write_json(self.instance_model, file, dialect)
+        return write_json(self.instance_model, file, dialect, id_key)
 
     def _refuse_if_invalid(self, action: str) -> None:
         from cfmodel.transforms.cf.validate_instances import InvalidModelError

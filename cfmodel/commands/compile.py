@@ -6,7 +6,8 @@
 ``xmi export -o DIR`` writes the derived metamodel (one ``.ecore`` per root package)
 and the instances (``<project>.xmi``) into DIR; ``json export -o FILE`` writes the
 instances as JSON: emfjson-jackson's format (what EMF's JSON users and PyEcore read), or
-with ``--dialect cfmodel-instances`` cfmodel's older format. Exports are made in memory first and each file is
+with ``--dialect cfmodel-instances`` cfmodel's older format; ``--id-key uuid`` writes the
+ids where PyEcore's ``JsonResource`` reads them. Exports are made in memory first and each file is
 replaced atomically, so a failing compile or export leaves nothing half-written.
 
 The request (``--fact``, ``--facts``, ``--environment``) is compiled as
@@ -150,7 +151,7 @@ def cmd_json_export(args: argparse.Namespace) -> int:
     result = compile_from_args(args)
     _warnings(result, args)
     write_stages(result, args, output)
-    result.save_json(output, validate=False, dialect=args.dialect)
+    result.save_json(output, validate=False, dialect=args.dialect, id_key=args.id_key)
     print(args.output)
     return _done()
 
@@ -196,5 +197,11 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
         default=JSON_DIALECTS[0],
         help="emfjson: emfjson-jackson's JSON, which EMF and PyEcore read (default);"
         " cfmodel-instances: cfmodel's older format",
+    )
+    p.add_argument(
+        "--id-key",
+        metavar="KEY",
+        default="@id",
+        help="the key of the objects' ids (default @id, as emfjson-jackson; uuid: what PyEcore reads; _id)",
     )
     p.set_defaults(func=cmd_json_export)

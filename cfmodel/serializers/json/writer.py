@@ -30,7 +30,7 @@ from typing import Any
 from pyecore.ecore import EObject
 
 from cfmodel.collector import gc_paused
-from cfmodel.errors import CfSerializationError
+from cfmodel.errors import CfSerializationError, CfUsageError
 from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import canonical, linking, model, validate
 from cfmodel.serializers.base import ids_from
@@ -59,7 +59,17 @@ def class_uri(eclass: Any) -> str:
 
 
 def to_bytes(roots: Sequence[EObject], options: JsonOptions | None = None) -> bytes:
+    """The document's bytes.
+
+    Raises:
+        CfUsageError: the id key is empty or one of emfjson's own keys.
+        CfSerializationError: the model breaks its metamodel (``invalid-model``, every
+            problem as a note), or the ids' key is the name of a feature of a named
+            object's class (``unsupported``).
+    """
     opts = options or JsonOptions()
+    if opts.id_key in ("", "eClass", "$ref"):
+        raise CfUsageError(f"the ids cannot be written under {opts.id_key!r} (an emfjson key, or none)")
     roots = list(roots)
     with gc_paused():
         cache = model.FeatureCache()
@@ -121,6 +131,15 @@ class Writer:
             inside = self.ids if len(self.ids) == len(self.objects) else set(self.objects)
             checks = heads.Checks(inside, types, validate.Pairs(), self.cache)
         id_key = self.options.id_key
+        if self.ids:
+            named = set(map(type, self.ids))
+            for o in classes:
+                if type(o) in named and any(f.name == id_key for f in self.cache.persistent(o.eClass)):
+                    message = (
+                        f"class {o.eClass.name} has a feature {id_key!r}, the key the ids would be written"
+                        " under: choose another (JsonOptions.id_key, json export --id-key)"
+                    )
+                    raise CfSerializationError(message, code="unsupported")
         self.plans = {
             type(o): members(o.eClass, self.cache, id_key, checks, self.eclass_members) for o in classes
         }
