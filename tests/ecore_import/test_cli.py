@@ -123,3 +123,23 @@ def test_a_malformed_uri_map_is_a_usage_error(tmp_path: Path) -> None:
     result = run("ecore", "import", "x.ecore", "-o", "p", "--uri-map", "platform:/resource/", cwd=tmp_path)
     assert result.returncode == 2
     assert "expected PREFIX=TARGET" in result.stderr
+
+
+def test_a_relative_path_to_a_file_elsewhere_goes_through_the_uri_map(tmp_path: Path) -> None:
+    # as EMF's change model names Ecore: ../../org.eclipse.emf.ecore/model/Ecore.ecore
+    app = _workspace(tmp_path, "../../lib/model/base.ecore")
+    assert run("ecore", "import", str(app), "-o", "project", cwd=tmp_path).returncode == 1
+    mapped = run(
+        "ecore",
+        "import",
+        str(app),
+        "-o",
+        "project",
+        "--uri-map",
+        "../../lib/model/=ws/base/model/",
+        cwd=tmp_path,
+    )
+    assert mapped.returncode == 0, mapped.stderr
+    text = (tmp_path / "project" / "libs" / "app" / "model" / "_init.cf").read_text(encoding="utf-8")
+    assert "entity Server extends base::Named:" in text
+    assert run("check", "project", cwd=tmp_path).returncode == 0
