@@ -644,7 +644,7 @@ class CompileResult:
         fmt = rdf.format_of(path, format)
         if path.parent != Path():
             path.parent.mkdir(parents=True, exist_ok=True)
-        if fmt == "nt":  # streamed
+        if fmt in ("nt", "ttl"):  # streamed
             options = self.rdf_options(metamodel, instances)
             rdf.write(path, self.model, replace(options, format=fmt))
             return path

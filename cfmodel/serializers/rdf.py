@@ -959,20 +959,20 @@ def graph_triples(graph: Any) -> list[Triple]:
 def serialize(triples: list[Triple], fmt: str, prefixes: dict[str, str]) -> bytes:
     """The triples as a document in format `fmt` (``ttl``, ``nt``, ``jsonld``, ``xml``).
 
-    Turtle is rdflib's (sorted, with nested blank nodes and collections); N-Triples,
-    JSON-LD (flattened, one node object per subject) and RDF/XML (one ``rdf:Description``
-    per subject) are written here, subjects in order of first use: rdflib orders those
-    by hash, so its output would change from run to run.
+    All four are written here, subjects in order of first use (rdflib orders them by hash,
+    so its output would change from run to run): Turtle with prefixed names, blank nodes
+    used once nested and lists as ``( … )`` (`turtle`), N-Triples, JSON-LD (flattened,
+    one node object per subject) and RDF/XML (one ``rdf:Description`` per subject).
     """
     if fmt == "nt":
         return ntriples(triples)
+    if fmt == "ttl":
+        return turtle(triples, prefixes)
     if fmt == "jsonld":
         return jsonld(triples, prefixes)
     if fmt == "xml":
         return rdfxml(triples, prefixes)
-    data = to_graph(triples, prefixes).serialize(format=FORMATS[fmt])
-    text = data if isinstance(data, str) else data.decode("utf-8")
-    return (text.rstrip("\n") + "\n").encode("utf-8")
+    raise CfUsageError(f"unknown RDF format {fmt!r}; known: {', '.join(FORMATS)}", code="unknown-format")
 
 
 def _by_subject(triples: Iterable[Triple]) -> dict[str, list[tuple[str, Term]]]:
@@ -1072,6 +1072,149 @@ def rdfxml(triples: Iterable[Triple], prefixes: dict[str, str]) -> bytes:
 
 
 _XML_TEXT = {"\r": "&#13;"}
+
+
+# ---- Turtle --------------------------------------------------------------------------
+
+# a local name this writer puts after a prefix: letters, digits, ``_ - .`` and ``%HH``
+# escapes, not ending in ``.`` (a subset of Turtle's PN_LOCAL that every parser reads)
+_TTL_LOCAL = re.compile(
+    r"(?:[A-Za-z_]|%[0-9A-Fa-f]{2})(?:(?:[A-Za-z0-9_.\-]|%[0-9A-Fa-f]{2})*(?:[A-Za-z0-9_\-]|%[0-9A-Fa-f]{2}))?"
+)
+_TTL_PREFIX = re.compile(r"[A-Za-z](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?")
+_TTL_INDENT = "    "
+
+
+class _TurtleNames:
+    """Terms as Turtle writes them: IRIs as prefixed names where a declared prefix's
+    namespace leaves a plain local name (the longest such namespace), else ``<IRI>``."""
+
+    def __init__(self, prefixes: dict[str, str]) -> None:
+        self.prefixes = {p: ns for p, ns in sorted(prefixes.items()) if _TTL_PREFIX.fullmatch(p)}
+        self.longest_first = sorted(
+            ((ns, p) for p, ns in self.prefixes.items()), key=lambda i: (-len(i[0]), i[1])
+        )
+        self.cache: dict[str, str] = {RDF_TYPE: "a"}
+
+    def header(self) -> str:
+        return "".join(f"@prefix {p}: <{ns}> .\n" for p, ns in self.prefixes.items()) + "\n"
+
+    def iri(self, iri: str) -> str:
+        """A predicate (``a`` for ``rdf:type``), class or data type: kept once made."""
+        found = self.cache.get(iri)
+        if found is None:
+            found = self.cache[iri] = self.compact(iri)
+        return found
+
+    def compact(self, iri: str) -> str:
+        for ns, prefix in self.longest_first:
+            if iri.startswith(ns) and _TTL_LOCAL.fullmatch(iri, len(ns)):
+                return f"{prefix}:{iri[len(ns) :]}"
+        return f"<{iri}>"
+
+    def object(self, iri: str) -> str:
+        """An IRI in object position (``rdf:type`` too: ``a`` is only a predicate)."""
+        return self.iri(iri) if iri != RDF_TYPE else self.compact(iri)
+
+    def literal(self, term: Literal) -> str:
+        text = term.lexical.translate(_NT_ESCAPES) if _NT_SPECIAL.search(term.lexical) else term.lexical
+        return f'"{text}"' if term.datatype == _STRING else f'"{text}"^^{self.object(term.datatype)}'
+
+    def term(self, term: Term) -> str:
+        if type(term) is str:
+            return self.object(term)
+        if type(term) is Blank:
+            return f"_:{_bnode_label(term)}"
+        assert isinstance(term, Literal)
+        return self.literal(term)
+
+
+class _TurtleNesting:
+    """Turtle of a list of triples: subjects in order of first use, each with its
+    predicates in order (repeated ones as ``p o1, o2``); a blank node that is the object of
+    exactly one triple is written there, as ``( … )`` when it is a well-formed
+    ``rdf:List`` and as ``[ … ]`` otherwise; other blank nodes keep their labels."""
+
+    def __init__(self, triples: Iterable[Triple], names: _TurtleNames) -> None:
+        self.names = names
+        self.by_subject = _by_subject(triples)
+        uses: dict[str, int] = {}
+        for pairs in self.by_subject.values():
+            for _, o in pairs:
+                if type(o) is Blank:
+                    uses[o] = uses.get(o, 0) + 1
+        self.nested = {b for b, n in uses.items() if n == 1}
+        self.written: set[str] = set()
+
+    def document(self) -> str:
+        parts = []
+        for s in self.by_subject:
+            if s not in self.nested:
+                parts.append(self.statement(s))
+        for s in self.by_subject:  # blank nodes only in cycles of blank nodes
+            if s not in self.written:
+                parts.append(self.statement(s))
+        return "".join(parts)
+
+    def statement(self, s: str) -> str:
+        self.written.add(s)
+        return self.names.term(s) + self.predicates(self.by_subject.get(s, []), 1, " ") + " .\n\n"
+
+    def predicates(self, pairs: list[tuple[str, Term]], depth: int, first: str) -> str:
+        """``p o1,\n        o2 ;\n    q o3``: `first` before the first predicate, each
+        other on its own line, a repeated predicate's objects one a line below it."""
+        out = []
+        pad = "\n" + _TTL_INDENT * depth
+        previous = None
+        for p, o in pairs:
+            if p == previous:
+                out.append("," + pad + _TTL_INDENT + self.object(o, depth + 1))
+            else:
+                lead = first if previous is None else " ;" + pad
+                out.append(lead + self.names.iri(p) + " " + self.object(o, depth))
+            previous = p
+        return "".join(out)
+
+    def object(self, o: Term, depth: int) -> str:
+        if type(o) is not Blank or o not in self.nested or o in self.written:
+            return self.names.term(o)
+        items = self.items(o)
+        if items is not None:
+            return "(" + "".join(" " + self.object(item, depth + 1) for item in items) + " )"
+        self.written.add(o)
+        pairs = self.by_subject.get(o)
+        if not pairs:
+            return "[]"
+        return "[" + self.predicates(pairs, depth + 1, " ") + " ]"
+
+    def items(self, head: Blank) -> list[Term] | None:
+        """The members of the ``rdf:List`` at `head`, its cells marked written; None when it
+        is no well-formed list of cells used once each."""
+        cells, items = [], []
+        cell: Term = head
+        while cell != RDF_NIL:
+            pairs = self.by_subject.get(cell) if type(cell) is Blank else None
+            if (
+                pairs is None
+                or cell not in self.nested
+                or cell in self.written
+                or cell in cells
+                or len(pairs) != 2
+                or pairs[0][0] != RDF_FIRST
+                or pairs[1][0] != RDF_REST
+            ):
+                return None
+            cells.append(cell)
+            items.append(pairs[0][1])
+            cell = pairs[1][1]
+        self.written.update(cells)
+        return items
+
+
+def turtle(triples: Iterable[Triple], prefixes: dict[str, str]) -> bytes:
+    """Turtle of the triples (`_TurtleNesting`), every prefix declared first."""
+    names = _TurtleNames(prefixes)
+    return (names.header() + _TurtleNesting(triples, names).document()).encode("utf-8")
 
 
 # ---- writing -------------------------------------------------------------------------
@@ -1189,9 +1332,12 @@ def write_ntriples(
 
 
 class _NTriplesStream:
-    """`instance_triples` followed by `ntriples`, fused: lines go out chunk by chunk."""
+    """`instance_triples` followed by `ntriples`, fused: lines go out chunk by chunk.
+    `_TurtleStream` spells the same triples as Turtle through the hooks marked below."""
 
     CHUNK = 4096  # objects per write
+    SUBJECT_EACH_LINE = True  # hook: N-Triples repeats the subject on every line
+    OBJECT_END = ""  # hook: after an object's lines
 
     def __init__(self, out: BinaryIO, doc: Prepared, base: str) -> None:
         self.out = out
@@ -1199,7 +1345,7 @@ class _NTriplesStream:
         self.base = base
         self.names = linking.Fragments(doc.roots, doc.ids)
         self.iris: dict[int, str] = {}  # id(object) -> its IRI
-        self.terms: dict[int, str] = {}  # id(object) -> ``<IRI>``
+        self.terms: dict[int, str] = {}  # id(object) -> its term as written
         self.values = _Values()
 
     def iri(self, obj: EObject) -> str:
@@ -1211,8 +1357,20 @@ class _NTriplesStream:
     def term(self, obj: EObject) -> str:
         found = self.terms.get(id(obj))
         if found is None:
-            found = self.terms[id(obj)] = f"<{self.iri(obj)}>"
+            found = self.terms[id(obj)] = self.spell_iri(self.iri(obj))
         return found
+
+    def spell_iri(self, iri: str) -> str:  # hook
+        return f"<{iri}>"
+
+    def spell_literal(self, literal: Literal) -> str:  # hook
+        return _nt_term(literal)
+
+    def type_line(self, eclass: EClass) -> str:  # hook: what follows the subject first
+        return f" <{RDF_TYPE}> <{class_iri(eclass)}> .\n"
+
+    def predicate(self, p: str) -> str:  # hook: what stands between subject and object
+        return f" <{p}> "
 
     def plan(self, eclass: EClass) -> tuple[str, list[_FeaturePlan]]:
         """A class's ``rdf:type`` line end and its features' plans."""
@@ -1227,12 +1385,12 @@ class _NTriplesStream:
                 if name == "EString":
                     spelling = 1
                 elif name in _INT_CODECS:
-                    spelling, typed = 2, f'"^^<{_xsd(f.eType)}>'
+                    spelling, typed = 2, '"^^' + self.spell_iri(_xsd(f.eType))
                 elif name in ("EBoolean", "EBooleanObject"):
-                    spelling, typed = 3, f'"^^<{_xsd(f.eType)}>'
+                    spelling, typed = 3, '"^^' + self.spell_iri(_xsd(f.eType))
             p = feature_iri(f)
-            features.append(_FeaturePlan(f, p, f" <{p}> ", bool(f.many), attribute, spelling, typed))
-        return f" <{RDF_TYPE}> <{class_iri(eclass)}> .\n", features
+            features.append(_FeaturePlan(f, p, self.predicate(p), bool(f.many), attribute, spelling, typed))
+        return self.type_line(eclass), features
 
     def write(self) -> int:
         plans: dict[int, tuple[str, list[_FeaturePlan]]] = {}
@@ -1241,6 +1399,7 @@ class _NTriplesStream:
         count = sequences = 0
         items, literal, holders = fastpath.items, self.values.literal, fastpath.HOLDERS
         terms, special = self.terms, _NT_SPECIAL.search
+        each_line, object_end = self.SUBJECT_EACH_LINE, self.OBJECT_END
         for index, obj in enumerate(self.doc.objects, 1):
             eclass = obj.eClass
             plan = plans.get(id(eclass))
@@ -1248,6 +1407,7 @@ class _NTriplesStream:
                 plan = plans[id(eclass)] = self.plan(eclass)
             s = self.term(obj)
             add(s + plan[0])
+            head, end = (s, " .\n") if each_line else ("", "")
             isset, slots = obj._isset, obj.__dict__
             for f, p, pt, many, attribute, spelling, typed in plan[1]:
                 if many:
@@ -1270,8 +1430,10 @@ class _NTriplesStream:
                 elif spelling == 3 and (v is True or v is False):
                     o = ('"true' if v else '"false') + typed
                 else:
-                    o = _nt_term(literal(f, v))
-                add(s + pt + o + " .\n")
+                    o = self.spell_literal(literal(f, v))
+                add(head + pt + o + end)
+            if object_end:
+                add(object_end)
             if index % self.CHUNK == 0:
                 count += len(lines)
                 self.out.write("".join(lines).encode("utf-8"))
@@ -1279,16 +1441,28 @@ class _NTriplesStream:
         root_iris = [self.iri(r) for r in self.doc.roots]
         if root_iris != sorted(root_iris):
             for position, root in enumerate(root_iris):
-                add(f'<{root}> <{CFM_POSITION}> "{position}"^^<{XSD}integer> .\n')
+                add(self.position_line(root, position))
         count += len(lines)
         self.out.write("".join(lines).encode("utf-8"))
         return count
+
+    def position_line(self, root: str, position: int) -> str:  # hook
+        return f'<{root}> <{CFM_POSITION}> "{position}"^^<{XSD}integer> .\n'
 
     def many(
         self, s: str, f: Any, p: str, values: list[Any], attribute: bool, sequences: int, lines: list[str]
     ) -> int:
         """The lines of a many-valued feature (and its ``cfm:sequence`` when needed), as
         `instance_triples` makes them. Returns the number of sequences made so far."""
+        out, sequences = self.many_triples(s, f, p, values, attribute, sequences)
+        for ts, tp, to in out:
+            subject = ts if ts is s else _nt_term(ts)
+            lines.append(f"{subject} <{tp}> {_nt_term(to)} .\n")
+        return sequences
+
+    def many_triples(
+        self, s: str, f: Any, p: str, values: list[Any], attribute: bool, sequences: int
+    ) -> tuple[list[Triple], int]:
         terms: list[Term] = (
             [self.values.literal(f, v) for v in values] if attribute else [self.iri(v) for v in values]
         )
@@ -1299,9 +1473,56 @@ class _NTriplesStream:
             if spelled or len(set(keys)) < len(keys) or keys != sorted(keys):
                 sequences += 1
                 _sequence(out, s, p, terms, f"q{sequences}")
-        for ts, tp, to in out:
-            subject = ts if ts is s else _nt_term(ts)
-            lines.append(f"{subject} <{tp}> {_nt_term(to)} .\n")
+        return out, sequences
+
+
+class _TurtleStream(_NTriplesStream):
+    """The same triples as `_NTriplesStream`, in Turtle: one statement per object (``s a
+    Class ;`` then a line per value), prefixed names, a ``cfm:sequence`` nested with its
+    list as ``( … )``."""
+
+    SUBJECT_EACH_LINE = False
+    OBJECT_END = " .\n\n"
+
+    def __init__(self, out: BinaryIO, doc: Prepared, base: str, names: _TurtleNames) -> None:
+        super().__init__(out, doc, base)
+        self.turtle = names
+        # objects' IRIs: base + id, as `inst:id` when no longer namespace could take them
+        by_base = [p for p, ns in names.prefixes.items() if ns == base]
+        longer = any(ns.startswith(base) and ns != base for ns in names.prefixes.values())
+        self.base_prefix = f"{by_base[0]}:" if by_base and not longer else None
+        self.more_triples = 0  # triples of a many-valued feature beyond its one text
+
+    def write(self) -> int:
+        """The number of triples written (the texts counted, less the statements' ends)."""
+        return super().write() - len(self.doc.objects) + self.more_triples
+
+    def spell_iri(self, iri: str) -> str:
+        base = self.base
+        if self.base_prefix is not None and iri.startswith(base) and _TTL_LOCAL.fullmatch(iri, len(base)):
+            return self.base_prefix + iri[len(base) :]
+        return self.turtle.compact(iri)
+
+    def spell_literal(self, literal: Literal) -> str:
+        return self.turtle.literal(literal)
+
+    def type_line(self, eclass: EClass) -> str:
+        return " a " + self.turtle.object(class_iri(eclass))
+
+    def predicate(self, p: str) -> str:
+        return " ;\n" + _TTL_INDENT + self.turtle.iri(p) + " "
+
+    def position_line(self, root: str, position: int) -> str:
+        number = self.turtle.literal(Literal(str(position), XSD + "integer"))
+        return f"{self.spell_iri(root)} {self.turtle.iri(CFM_POSITION)} {number} .\n"
+
+    def many(
+        self, s: str, f: Any, p: str, values: list[Any], attribute: bool, sequences: int, lines: list[str]
+    ) -> int:
+        out, sequences = self.many_triples(s, f, p, values, attribute, sequences)
+        own = [(tp, to) for ts, tp, to in out if ts is s]
+        self.more_triples += len(out) - 1
+        lines.append(_TurtleNesting(out, self.turtle).predicates(own, 1, " ;\n" + _TTL_INDENT))
         return sequences
 
 
@@ -1322,11 +1543,45 @@ class _FeaturePlan(NamedTuple):
     typed: str
 
 
+def write_turtle(
+    out: BinaryIO,
+    roots: Sequence[EObject],
+    options: RdfOptions | None = None,
+    *,
+    prepared: Prepared | None = None,
+) -> int:
+    """Stream the Turtle document `write` writes to `out`: every prefix declared, then the
+    metamodel (`turtle`: blank nodes used once nested, lists as ``( … )``), then one
+    statement per object written a chunk of objects at a time, never a list of the
+    instances' triples (`_TurtleStream`). The same graph as `write_ntriples`' document,
+    the same bytes for the same model. Returns the number of triples written.
+
+    Raises:
+        CfSerializationError: as `document_triples`.
+    """
+    opts = options or RdfOptions()
+    doc = prepared if prepared is not None else prepare(roots, opts)
+    names = _TurtleNames(doc.prefixes)
+    out.write(names.header().encode("utf-8"))
+    count = 0
+    if opts.metamodel:
+        schema = metamodel_triples(doc.packages, opts.shapes)
+        out.write(_TurtleNesting(schema, names).document().encode("utf-8"))
+        count += len(schema)
+    if doc.objects:
+        count += _TurtleStream(out, doc, opts.base, names).write()
+    return count
+
+
+_STREAMED = {"nt": write_ntriples, "ttl": write_turtle}
+
+
 def to_bytes(roots: Sequence[EObject], options: RdfOptions | None = None, fmt: str = "ttl") -> bytes:
     """The document `write` writes, in format `fmt`."""
-    if fmt == "nt":
+    streamed = _STREAMED.get(fmt)
+    if streamed is not None:
         buffer = io.BytesIO()
-        write_ntriples(buffer, roots, options)
+        streamed(buffer, roots, options)
         return buffer.getvalue()
     triples, prefixes = document_triples(roots, options)
     return serialize(triples, fmt, prefixes)
@@ -1334,7 +1589,7 @@ def to_bytes(roots: Sequence[EObject], options: RdfOptions | None = None, fmt: s
 
 def write(target: Path | str, roots: Sequence[EObject], options: RdfOptions | None = None) -> None:
     """Write the instance model (and/or its metamodel) to `target` atomically (N-Triples
-    streamed: see `write_ntriples`).
+    and Turtle streamed: see `write_ntriples`, `write_turtle`).
 
     Raises:
         CfSerializationError: the model breaks its metamodel (every problem as a note), or
@@ -1342,12 +1597,13 @@ def write(target: Path | str, roots: Sequence[EObject], options: RdfOptions | No
     """
     opts = options or RdfOptions()
     fmt = format_of(target, opts.format)
-    if fmt != "nt":
+    streamed = _STREAMED.get(fmt)
+    if streamed is None:
         atomic.write_bytes(target, to_bytes(roots, opts, fmt))
         return
     doc = prepare(roots, opts)  # refused before the target is touched
     with atomic.atomic_writer(target) as out:
-        write_ntriples(out, roots, opts, prepared=doc)
+        streamed(out, roots, opts, prepared=doc)
 
 
 # ---- reading -------------------------------------------------------------------------
