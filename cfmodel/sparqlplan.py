@@ -68,7 +68,6 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-_TERMS = frozenset({"var", "iri", "pname", "string", "number"})
 _STRUCTURE = frozenset(
     {"OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "GRAPH", "SERVICE", "EXISTS", "NOT", "LATERAL"}
 )
@@ -222,7 +221,7 @@ def _read_filter(tokens: list[Token], at: int, text: str, group: Group) -> int:
         group.filters.append(Filter(text[tokens[at].start : tokens[end].end], variables, _equalities(inner)))
         return end + 1
     # FILTER(a && b) keeps what FILTER(a) FILTER(b) keeps (&& is true only when both are)
-    for conjunct in _split(inner[1:-1], "&&"):
+    for conjunct in _conjuncts(inner[1:-1]):
         if not conjunct:
             raise NotPlannedError("an empty operand")
         variables = frozenset(t.text[1:] for t in conjunct if t.kind == "var")
@@ -235,9 +234,11 @@ def _equalities(expression: list[Token]) -> tuple[tuple[str, Term], ...]:
     """The conjuncts ``?v = constant``/``sameTerm(?v, constant)`` of a filter's expression
     that hold for one term only."""
     found = []
-    for conjunct in _split(expression, "&&"):
+    for conjunct in _conjuncts(expression):
         while len(conjunct) >= 2 and conjunct[0].text == "(" and _closes_at(conjunct, 0) == len(conjunct) - 1:
             conjunct = conjunct[1:-1]
+        if len(_split(conjunct, "||")) > 1 or len(_split(conjunct, "&&")) > 1:
+            continue  # ((a && b)): not split further here
         same_term = (
             len(conjunct) >= 6
             and conjunct[0].kind == "name"
@@ -272,6 +273,14 @@ def _variable_and_constant(
                 return [(var[0].text[1:], term)]
             return []
     return []
+
+
+def _conjuncts(expression: list[Token]) -> list[list[Token]]:
+    """The operands of an expression's outermost ``&&``: the expression itself when an
+    ``||`` stands outside brackets (``a || b && c`` is ``a || (b && c)``)."""
+    if len(_split(expression, "||")) > 1:
+        return [expression]
+    return _split(expression, "&&")
 
 
 def _split(tokens: list[Token], separator: str) -> list[list[Token]]:

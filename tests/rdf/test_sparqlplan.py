@@ -61,6 +61,12 @@ def test_the_typical_filter_query_starts_from_the_filtered_scan(hosts: TripleSto
     )
     expected = sum(1 for i in range(HOSTS) if i % 64 + 1 >= 60 and i % 3 != 0)
     assert _same_answers(hosts, query) == [(expected,)]
+    # || binds less tightly than &&: the filter is not split into FILTER(… || …) FILTER(?n …)
+    query = "SELECT ?h WHERE { ?h a ex:Host ; ex:cpus ?c ; ex:up true ; ex:name ?n FILTER(?c >= 62 || ?c < 0 && ?n = 'x') }"
+    assert "FILTER(?c >= 62 || ?c < 0 && ?n = 'x')" in (
+        hosts.planned(query) or "FILTER(?c >= 62 || ?c < 0 && ?n = 'x')"
+    )
+    _same_answers(hosts, query)
     # the other filters stay on the whole group; the start keeps its own
     query = "SELECT ?h ?c WHERE { ?h a ex:Host ; ex:cpus ?c ; ex:up true ; ex:name ?n FILTER(?c >= 62 && ?n != 'host63') }"
     assert "LATERAL" in (hosts.planned(query) or "")
@@ -113,6 +119,9 @@ def test_equalities_that_compare_values_are_not_rewritten(hosts: TripleStore) ->
         ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER(?os = true) }", 1),
         ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER(?os = 'linux'@EN) }", 1),  # tags ignore case
         ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER(?os = 'linux' || ?os = 'bsd') }", 3),
+        # || binds less tightly than &&: no conjunct ?os = 'linux' here
+        ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER(?os = 'bsd' || ?os = ?os && ?os = 'linux') }", 3),
+        ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER((?os = 'bsd' || false) && (?os = ?os)) }", 1),
         ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER(!(?os = 'linux')) }", 7),
         ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER(?other = 'linux') }", 0),  # never bound
         ("SELECT ?h WHERE { ?h a ex:Host ; ex:os ?os FILTER(?os = xsd:string('linux')) }", 2),
