@@ -366,9 +366,10 @@ class TripleStore:
             if isinstance(answer, pyoxigraph.QueryBoolean):
                 return QueryResult([], boolean=bool(answer), prefixes=self.prefixes)
             if isinstance(answer, pyoxigraph.QuerySolutions):
-                # the columns as written (a SELECT is parsed here, not run: its solutions are lazy)
-                written = self._store.query(text, prefixes=self.prefixes) if planned is not None else answer
-                names = [v.value for v in written.variables]
+                # a planned query projects the same variables in the same order (Oxigraph
+                # sorts those of SELECT *); making the written one to ask would run it if
+                # it aggregates
+                names = [v.value for v in answer.variables]
                 rows = [tuple(_oxigraph_cell(solution[name]) for name in names) for solution in answer]
                 return QueryResult(names, rows, prefixes=self.prefixes)
             triples = [

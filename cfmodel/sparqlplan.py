@@ -33,9 +33,9 @@ whose ``WHERE`` group holds triple patterns (variables, IRIs, prefixed names, li
 predicates that are no paths) and ``FILTER``\\ s without ``EXISTS``, nothing else (no
 nested group, ``OPTIONAL``, ``UNION``, ``BIND``, ``VALUES``, blank nodes, ``GRAPH``). Any
 other query, and any text the tokenizer here does not recognise, is run as written.
-`cfmodel.sparql.TripleStore` reads a rewritten query's rows by the variables of the query
-as written (so ``SELECT *`` keeps its columns), and runs the query as written if the
-rewritten one fails.
+A rewritten query projects the variables of the query as written, in the same order
+(Oxigraph sorts those of ``SELECT *``, and the rewriting adds none);
+`cfmodel.sparql.TripleStore` runs the query as written if the rewritten one fails.
 """
 
 from __future__ import annotations
