@@ -25,7 +25,7 @@ from typing import Any
 from pyecore.ecore import EAttribute, EClass, EEnum, EEnumLiteral, EObject, EPackage, EProxy
 
 from cfmodel.metamodel.runtime import fastpath
-from cfmodel.serializers import model
+from cfmodel.serializers import featuremaps, model
 from cfmodel.serializers.base import emf_uri, proxy_uri
 
 
@@ -154,9 +154,27 @@ def walk(roots: Iterable[EObject], cache: model.FeatureCache | None = None) -> I
         yield obj
         nests = nesting.get(type(obj))
         if nests is None:
-            nests = nesting[type(obj)] = bool(features.containments(obj.eClass))
+            eclass = obj.eClass
+            nests = nesting[type(obj)] = bool(features.containments(eclass) or featuremaps.groups_of(eclass))
         if nests:
-            stack.extend(reversed(list(model.children(obj, features))))
+            stack.extend(reversed(children(obj, features)))
+
+
+def children(obj: EObject, features: model.FeatureCache) -> list[EObject]:
+    """Directly contained objects in EMF's ``eContents`` order: containments in feature
+    order, members of feature maps (`featuremaps`) among them."""
+    groups = featuremaps.groups_of(obj.eClass)
+    if not groups:
+        return list(model.children(obj, features))
+    kids: list[EObject] = []
+    for f in model.all_features(obj.eClass):
+        if isinstance(f, EAttribute) or not f.containment:
+            continue
+        if f.name in groups:
+            kids.extend(v for v in featuremaps.member_values(obj, f) if v is not None)
+        elif not f.derived:
+            kids.extend(obj.eGet(f) if f.many else [v for v in [obj.eGet(f)] if v is not None])
+    return kids
 
 
 def contents(
@@ -170,7 +188,7 @@ def contents(
     features = cache or model.FeatureCache()
     if classes is None:
         classes = one_per_class(roots)
-    if not any(features.containments(o.eClass) for o in classes):
+    if not any(features.containments(o.eClass) or featuremaps.groups_of(o.eClass) for o in classes):
         return roots
     out: list[EObject] = []
     append = out.append
@@ -183,7 +201,12 @@ def contents(
         found = nesting.get(type(obj))
         if found is None:
             found = nesting[type(obj)] = [(f, bool(f.many)) for f in features.containments(obj.eClass)]
+            if featuremaps.groups_of(obj.eClass):
+                found = nesting[type(obj)] = _MAPPED
         if not found:
+            continue
+        if found is _MAPPED:
+            extend(reversed(children(obj, features)))
             continue
         kids: list[EObject] = []
         for f, many in found:
@@ -196,6 +219,9 @@ def contents(
         kids.reverse()
         extend(kids)
     return out
+
+
+_MAPPED: list[tuple[Any, bool]] = [(None, False)]  # a class with feature maps: `children`
 
 
 def one_per_class(objects: list[EObject]) -> list[EObject]:
@@ -231,6 +257,8 @@ def value(v: Any, paths: Callable[[EObject], str], inside: set[int]) -> str:
         type(v) is EProxy
     ):  # PyEcore's lazy reference (its JSON reader makes them): its target, as EMF's eGet gives it
         v = v.force_resolve()
+    if type(v) is featuremaps.Entry:  # an entry of a feature map: its member and value
+        return f"{v.feature.name}={value(v.value, paths, inside)}"
     if isinstance(v, EObject):
         if id(v) in inside:
             return f"@{paths(v)}"

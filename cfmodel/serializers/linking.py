@@ -17,7 +17,7 @@ from typing import Any
 from pyecore.ecore import EAttribute, EObject
 
 from cfmodel.metamodel.runtime import fastpath
-from cfmodel.serializers import canonical, model
+from cfmodel.serializers import canonical, featuremaps, model
 
 
 class Fragments:
@@ -248,8 +248,10 @@ class Positions:
         f, many = found
         if not many:
             return fastpath.value(obj, f)
-        value = fastpath.items(obj, f)
-        return value[int(index)] if index.isdigit() and int(index) < len(value) else None
+        # a member of a feature map is a view; the map's own steps (@content.0) name its entries' values
+        value = featuremaps.member_values(obj, f) if f.derived else fastpath.items(obj, f)
+        item = value[int(index)] if index.isdigit() and int(index) < len(value) else None
+        return item.value if type(item) is featuremaps.Entry else item
 
 
 class IdAttributes:

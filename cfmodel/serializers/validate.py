@@ -24,7 +24,8 @@ from pyecore.ecore import EAttribute, EClass, EDataType, EEnum, EObject, EPackag
 
 from cfmodel.errors import CfSerializationError, Note
 from cfmodel.metamodel.runtime import codegen, fastpath
-from cfmodel.serializers import datatypes, model
+from cfmodel.serializers import datatypes, featuremaps, model
+from cfmodel.serializers.base import PROXY_KEY, proxy_uri
 
 MAX_REPORTED = 20
 XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace"
@@ -210,6 +211,8 @@ def check_objects(
     cache: model.FeatureCache | None = None,
     *,
     check_ids: bool = True,
+    elsewhere: Callable[[EObject], str | None] | None = None,
+    outside: list[EObject] | None = None,
 ) -> list[str]:
     """Check a whole document (`objects` in pre-order) before it is written.
 
@@ -218,7 +221,9 @@ def check_objects(
     Each object is first checked by its class's `_Rules` (no message built; most objects
     pass); one that does not pass is checked again feature by feature to say why.
     Problems that stop the writing raise `CfSerializationError`; bound problems (which
-    EMF writes) are returned and reported once as a `BoundsWarning`.
+    EMF writes) are returned and reported once as a `BoundsWarning`. A target outside the
+    document is a problem unless `elsewhere` names it (an object of another document, or
+    a proxy: see `crossrefs.Hrefs`); such targets are appended to `outside`.
     """
     features = cache or model.FeatureCache()
     problems: list[str] = []
@@ -235,7 +240,9 @@ def check_objects(
             r = rules[type(obj)] = _Rules(obj.eClass, features, pairs)
         if not r.slow and r.clean(obj, inside):
             continue
-        _check_object(obj, index, ids, features, inside, id_attrs, pairs, problems, bounds)
+        _check_object(
+            obj, index, ids, features, inside, id_attrs, pairs, problems, bounds, (elsewhere, outside)
+        )
         if len(problems) > MAX_REPORTED:
             break
     fail("model cannot be written", "invalid-model", problems)
@@ -284,6 +291,7 @@ class _Rules:
         persistent = features.persistent(eclass)
         # not RAW: holders are not laid out as the generated lines read them
         self.slow = needs_detail(eclass, features) or not fastpath.RAW
+        persistent = [f for f in persistent if not featuremaps.is_feature_map(f)]  # (slow: detailed)
         self.clean: Callable[[EObject, set[int]], bool] = _clean_emitter(persistent).build(
             f"<cfmodel.validate {eclass.name}>",
             "clean",
@@ -403,9 +411,12 @@ def _value_check(f: Any, em: codegen.Emitter, fail: str, outside: str) -> None:
 
 
 def needs_detail(eclass: Any, features: model.FeatureCache) -> bool:
-    """Objects of this class are always checked in detail (abstract, or with iD attributes)."""
+    """Objects of this class are always checked in detail (abstract, with iD attributes, or
+    with feature maps)."""
     persistent = features.persistent(eclass)
-    return bool(eclass.abstract) or any(isinstance(f, EAttribute) and f.iD for f in persistent)
+    return bool(eclass.abstract) or any(
+        isinstance(f, EAttribute) and (f.iD or featuremaps.is_feature_map(f)) for f in persistent
+    )
 
 
 def id_problems(ids: Mapping[EObject, str]) -> list[str]:
@@ -425,13 +436,23 @@ def _check_object(
     pairs: Pairs,
     problems: list[str],
     bounds: list[str] | None = None,
+    external: _External = (None, None),
 ) -> None:
+    if PROXY_KEY in obj.__dict__:  # a child kept in another document: nothing of it is written
+        return
     where = f"{obj.eClass.name} {ids.get(obj) or f'#{index}'}"
     if obj.eClass.abstract:
         problems.append(f"{where}: class {obj.eClass.name} is abstract")
     for f in features.persistent(obj.eClass):
         _check_value(
-            obj, f, f"{where}.{f.name}", inside, pairs, problems, problems if bounds is None else bounds
+            obj,
+            f,
+            f"{where}.{f.name}",
+            inside,
+            pairs,
+            problems,
+            problems if bounds is None else bounds,
+            external,
         )
         if isinstance(f, EAttribute) and f.iD:
             _check_id_attribute(obj, f, where, id_attrs, problems)
@@ -484,7 +505,11 @@ def _check_value(
     pairs: Pairs,
     problems: list[str],
     bounds: list[str],
+    external: _External = (None, None),
 ) -> None:
+    if featuremaps.is_feature_map(f):
+        _check_entries(obj, f, where, inside, pairs, problems, external)
+        return
     if f.many:
         values = list(obj.eGet(f))
         n = len(values)
@@ -500,15 +525,63 @@ def _check_value(
         bad = [v for v in values if not codec.check(v)]
         problems.extend(f"{where}: value {v!r} is not a valid {codec.name}" for v in bad)
     else:
-        _check_targets(obj, f, values, where, inside, pairs, problems)
+        _check_targets(obj, f, values, where, inside, pairs, problems, external)
+
+
+def _check_entries(
+    obj: EObject, f: Any, where: str, inside: set[int], pairs: Pairs, problems: list[str], external: _External
+) -> None:
+    """A feature map's entries: each names a member of this map, and its value is one
+    the member may hold (a valid literal, a contained object, a target)."""
+    groups = featuremaps.groups_of(obj.eClass)
+    for e in featuremaps.entries(obj, f):
+        member = e.feature if type(e) is featuremaps.Entry else None
+        if member is None or groups.get(member.name) != (f, member):
+            problems.append(f"{where}: {e!r} is not an entry of a member of {f.name}")
+        elif isinstance(member, EAttribute):
+            if not datatypes.codec_for(member.eType).check(e.value):
+                problems.append(
+                    f"{where}: {member.name} value {e.value!r} is not a valid {member.eType.name}"
+                )
+        elif member.containment:
+            if not isinstance(e.value, EObject) or id(e.value) not in inside:
+                problems.append(f"{where}: {member.name} holds {e.value!r}, not a contained object")
+        else:
+            _check_targets(
+                obj, member, [e.value], f"{where}.{member.name}", inside, pairs, problems, external
+            )
+
+
+# (names objects of other documents, collects the targets it named) or (None, None)
+_External = tuple[Callable[[EObject], str | None] | None, list[EObject] | None]
 
 
 def _check_targets(
-    obj: EObject, f: Any, values: list[Any], where: str, inside: set[int], pairs: Pairs, problems: list[str]
+    obj: EObject,
+    f: Any,
+    values: list[Any],
+    where: str,
+    inside: set[int],
+    pairs: Pairs,
+    problems: list[str],
+    external: _External = (None, None),
 ) -> None:
     opp = f.eOpposite
+    elsewhere, outside = external
     for v in values:
-        if not isinstance(v, EObject) or id(v) not in inside:
+        if isinstance(v, EObject) and (id(v) not in inside or proxy_uri(v) is not None) and elsewhere:
+            if elsewhere(v) is None:  # in no resource: nothing names it
+                problems.append(f"{where}: target {v!r} is not an object of this document")
+                continue
+            if outside is not None:
+                outside.append(v)
+            if (
+                opp is not None
+                and proxy_uri(v) is None
+                and not pairs.paired(v, opp, bool(opp.many), bool(opp.unique), obj)
+            ):
+                problems.append(f"{where}: target {v.eClass.name} does not list it back in {opp.name}")
+        elif not isinstance(v, EObject) or id(v) not in inside:
             problems.append(f"{where}: target {v!r} is not an object of this document")
         elif opp is not None and not pairs.paired(v, opp, bool(opp.many), bool(opp.unique), obj):
             problems.append(f"{where}: target {v.eClass.name} does not list it back in {opp.name}")

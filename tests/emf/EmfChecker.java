@@ -54,6 +54,7 @@ import org.eclipse.emf.ecore.resource.impl.ResourceSetImpl;
 import org.eclipse.emf.ecore.util.Diagnostician;
 import org.eclipse.emf.ecore.util.EcoreUtil;
 import org.eclipse.emf.ecore.util.EcoreValidator;
+import org.eclipse.emf.ecore.util.FeatureMap;
 import org.eclipse.emf.ecore.xmi.XMLResource;
 import org.eclipse.emf.ecore.xmi.impl.EcoreResourceFactoryImpl;
 import org.eclipse.emf.ecore.xmi.impl.XMIResourceFactoryImpl;
@@ -129,7 +130,14 @@ public final class EmfChecker {
             validate(r);
             if (structure) emit("structure", r, "lines", jsonList(Structure.of(r)));
             else if (dump) emit("dump", r, "lines", jsonList(Dump.of(r)));
-            if (resaveDir != null) resave(r, resaveDir);
+        }
+        if (resaveDir != null) {
+            // every resource moves first, so references between them are written relative
+            // to the new locations (b.xmi#x, not ../old/b.xmi#x)
+            for (Resource r : loaded) {
+                r.setURI(URI.createFileURI(new File(resaveDir, r.getURI().lastSegment()).getAbsolutePath()));
+            }
+            for (Resource r : loaded) resave(r);
         }
         System.out.println("{\"kind\":\"summary\",\"errors\":" + errors + ",\"unresolved\":" + unresolved
             + ",\"diagnostics\":" + diagnostics + "}");
@@ -200,15 +208,12 @@ public final class EmfChecker {
         for (Diagnostic c : d.getChildren()) report(r, c);
     }
 
-    void resave(Resource r, String dir) {
-        String name = r.getURI().lastSegment();
-        Resource out = r;
-        URI target = URI.createFileURI(new File(dir, name).getAbsolutePath());
-        out.setURI(target);
+    void resave(Resource r) {
+        URI target = r.getURI();
         try {
             Map<Object, Object> o = new HashMap<>();
             o.put(XMLResource.OPTION_ENCODING, "UTF-8");
-            out.save(o);
+            r.save(o);
             emit("resaved", r, "path", quote(target.toFileString()));
         } catch (Exception e) {
             errors++;
@@ -521,6 +526,10 @@ public final class EmfChecker {
         String value(Object v) {
             if (v == null) return "null";
             if (v instanceof Enumerator) return ((Enumerator) v).getName();
+            if (v instanceof FeatureMap.Entry) {  // an entry of a feature map: its feature and value
+                FeatureMap.Entry e = (FeatureMap.Entry) v;
+                return e.getEStructuralFeature().getName() + "=" + value(e.getValue());
+            }
             if (v instanceof EObject) {
                 EObject o = (EObject) v;
                 if (o.eIsProxy()) return "proxy:" + EcoreUtil.getURI(o);

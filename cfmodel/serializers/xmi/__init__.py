@@ -37,7 +37,13 @@ into per-class generated constructors that store values the way PyEcore's setter
 in one pass; the cyclic garbage collector is paused during both. Cost is linear in the
 model: ids, positions and opposite memberships are all looked up in tables.
 
-Modules: `writer` (the writer; its generated code in `heads`), `reader` (the streaming
+Several documents (`documents`): `read_all` reads a set of files into one resource set
+(and the files their references name, each once, never outside the allowed directories),
+`resolve_proxies` resolves what was left as proxies later, `write_all` writes documents
+referring to each other as one atomic set, with ``href``s between them.
+
+Modules: `writer` (the writer; its generated code in `heads`; `general` for documents
+with ``href``s or proxies, and for EMF's layout), `documents` (sets), `reader` (the streaming
 reader and the generated constructors), `scan` (the fast lane for flat documents, which
 builds with the reader's constructor lines), `options` (what they share). All generated
 code is written through `cfmodel.metamodel.runtime.codegen.Emitter`; a generated
@@ -55,11 +61,22 @@ from cfmodel.collector import gc_paused
 from cfmodel.serializers import xmlsafe
 from cfmodel.serializers.base import Document
 from cfmodel.serializers.xmi import scan
+from cfmodel.serializers.xmi.documents import read_all, resolve_proxies, set_to_bytes, write_all
 from cfmodel.serializers.xmi.options import XmiOptions
 from cfmodel.serializers.xmi.reader import Reader
 from cfmodel.serializers.xmi.writer import to_bytes, write
 
-__all__ = ["XmiOptions", "from_bytes", "read", "to_bytes", "write"]
+__all__ = [
+    "XmiOptions",
+    "from_bytes",
+    "read",
+    "read_all",
+    "resolve_proxies",
+    "set_to_bytes",
+    "to_bytes",
+    "write",
+    "write_all",
+]
 
 
 def read(source: Path | str, resource_set: ResourceSet, options: XmiOptions | None = None) -> Document:

@@ -17,7 +17,9 @@ with the same generated lines (`branches`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import os
 import weakref
 from collections.abc import Callable
 from decimal import InvalidOperation
@@ -31,12 +33,19 @@ from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.metamodel.runtime import codegen, fastpath
-from cfmodel.serializers import crossrefs, datatypes, linking, model, xmlsafe
+from cfmodel.serializers import crossrefs, datatypes, featuremaps, linking, model, xmlsafe
 from cfmodel.serializers.base import IDS_KEY, Document, attach, local_registry
-from cfmodel.serializers.xmi.options import XMI_ID, XMI_XMI, XSI_TYPE, XmiOptions
+from cfmodel.serializers.xmi.options import (
+    SCHEMA_LOCATION_KEY,
+    XMI_ID,
+    XMI_XMI,
+    XSI_SCHEMA_LOCATION,
+    XSI_TYPE,
+    XmiOptions,
+)
 
-# What a name on an element of a class stands for.
-ATTR, MANY_ATTR, CONTAIN, REF = range(4)
+# What a name on an element of a class stands for (MEMBER: a member of a feature map).
+ATTR, MANY_ATTR, CONTAIN, REF, MEMBER = range(5)
 # What the element being read is: the document, xmi:XMI (roots inside), an object, the
 # value of an attribute written as an element, or something inside such a value (ignored).
 _DOC, _ROOTS, _OBJECT, _VALUE, _SKIP = range(5)
@@ -58,8 +67,14 @@ class ReadPlan:
         self.cls = light or eclass.python_class
         self.name = eclass.name
         self.handlers: dict[str, Handler] = {}
+        groups = featuremaps.groups_of(eclass)
         for f in model.all_features(eclass):
-            if isinstance(f, EAttribute):
+            if f.name in groups:  # an element of a feature map (its entries are not written as such)
+                codec = datatypes.reading_codec(f.eType) if isinstance(f, EAttribute) else None
+                self.handlers[f.name] = (MEMBER, groups[f.name], codec)
+            elif featuremaps.is_feature_map(f):
+                continue
+            elif isinstance(f, EAttribute):
                 self.handlers[f.name] = (MANY_ATTR if f.many else ATTR, f, datatypes.reading_codec(f.eType))
             else:
                 self.handlers[f.name] = (CONTAIN if f.containment else REF, f, None)
@@ -335,6 +350,8 @@ class Reader:
         self.ids: dict[EObject, str] = {}
         self.by_id: dict[str, EObject] = {}
         self.pending: list[tuple[EObject, Any, str, int]] = []
+        self.pending_entries: list[tuple[featuremaps.Entry, Any, str, int]] = []
+        self.schema_location: str | None = None
         self.batch = fastpath.InverseBatch()  # see fastpath.InverseBatch
         self.roots: list[EObject] = []
         self.stack: list[Any] = [(_DOC,)]
@@ -364,6 +381,8 @@ class Reader:
             documents.remove(self.name)
         resource = attach(self.rset, self.name, self.roots)
         resource.__dict__[IDS_KEY] = self.ids  # EMF's URIs of these objects (base.emf_uri)
+        if self.schema_location is not None:  # EMF writes it back then (XmiOptions.schema_location)
+            resource.__dict__[SCHEMA_LOCATION_KEY] = self.schema_location
         return Document(self.roots, self.ids, resource)
 
     # -- events
@@ -386,6 +405,7 @@ class Reader:
             elif kind == _OBJECT:
                 self.feature_element(top[1], top[2], name, attrs)
             elif kind == _DOC:
+                self.schema_location = attrs.get(XSI_SCHEMA_LOCATION)
                 if name == XMI_XMI:
                     push((_ROOTS,))
                 else:
@@ -426,7 +446,9 @@ class Reader:
         if h is None:
             raise self.fail(f"class {plan.name} has no feature {local!r}")
         kind, f, codec = h
-        if kind == CONTAIN and "href" in attrs:  # a containment proxy: the child is elsewhere
+        if kind == MEMBER:
+            self.entry_element(obj, f, codec, attrs)
+        elif kind == CONTAIN and "href" in attrs:  # a containment proxy: the child is elsewhere
             self.href(obj, f, attrs)
         elif kind == CONTAIN:
             xsi = attrs.get(XSI_TYPE)
@@ -458,10 +480,41 @@ class Reader:
         self.pending.append((obj, f, token, self.parser.CurrentLineNumber))
         self.stack.append((_SKIP,))
 
+    def entry_element(
+        self, obj: EObject, pair: tuple[Any, Any], codec: datatypes.Codec | None, attrs: dict[str, str]
+    ) -> None:
+        """An element of a member of a feature map: a new entry at the end of the map, whose
+        value is the element's text, the child it holds, or the object its ``href`` names
+        (set when references are resolved, so the entries keep the document's order)."""
+        group, member = pair
+        entry = featuremaps.Entry(member, None)
+        fastpath.add_item(obj, group, fastpath.collection(obj, group), entry)
+        line = self.parser.CurrentLineNumber
+        if codec is not None:
+            self.stack.append((_VALUE, entry, member, codec, [], line))
+            self.parser.CharacterDataHandler = self.text
+        elif member.containment and "href" not in attrs:
+            xsi = attrs.get(XSI_TYPE)
+            plan = self.plan_of_xsi(xsi) if xsi is not None else self.plan_of_class(member.eType)
+            child = plan.create(attrs)
+            child._container = obj
+            child._containment_feature = member
+            entry.value = child
+            self.stack.append((_OBJECT, child, plan))
+        elif "href" in attrs:
+            xsi = attrs.get(XSI_TYPE)
+            token = attrs["href"] if xsi is None else f"{xsi} {attrs['href']}"
+            self.pending_entries.append((entry, member, token, line))
+            self.stack.append((_SKIP,))
+        else:
+            raise self.fail(f"unexpected element for reference {member.name!r} (no href)")
+
     def attribute_element(self, frame: tuple[Any, ...]) -> None:
         _, obj, f, codec, chunks, line = frame
         value = datatypes.parse_literal(codec, "".join(chunks), f.name, self.span(line))
-        if f.many:
+        if type(obj) is featuremaps.Entry:
+            obj.value = value
+        elif f.many:
             fastpath.add_item(obj, f, fastpath.collection(obj, f), value)
         else:
             fastpath.set_attribute(obj, f, value)
@@ -573,24 +626,38 @@ class Reader:
     def resolve_references(self) -> None:
         targets = linking.Targets(self.roots, self.by_id)
         links = linking.Linker(self.batch)
-        by_id = self.by_id
         for obj, f, text, line in self.pending:
-            found = []
-            tokens = text.split()
-            for i, tok in enumerate(tokens):
-                t = by_id.get(tok) if tok[0] != "/" and "#" not in tok else None
-                if t is None:
-                    if "#" not in tok and ":" in tok and i + 1 < len(tokens) and "#" in tokens[i + 1]:
-                        continue  # EMF's "prefix:Class uri#fragment": the class of the next target
-                    hint = tokens[i - 1] if i and "#" not in tokens[i - 1] and ":" in tokens[i - 1] else None
-                    t = self.target(targets, tok, line, f, hint)
-                found.append(t)
+            found = self.targets_of(targets, text, line, f)
             bad = links.set_references(obj, f, found)
             if bad is not None:
                 message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
                 raise self.fail(message, line)
         self.pending.clear()  # nothing left for the garbage collector to scan
         links.add_missing_opposites()
+        for entry, member, text, line in self.pending_entries:
+            found = self.targets_of(targets, text, line, member)
+            if len(found) != 1:
+                raise self.fail(f"{member.name}: expected one target, found {len(found)}", line)
+            t = found[0]
+            if not fastpath.conforms(t, member.eType):
+                raise self.fail(f"{member.name}: target {t.eClass.name} is not a {member.eType.name}", line)
+            entry.value = t
+        self.pending_entries.clear()
+
+    def targets_of(self, targets: linking.Targets, text: str, line: int, f: Any) -> list[EObject]:
+        """The objects a reference's text names (ids, fragments, URIs, ``prefix:Class uri``)."""
+        by_id = self.by_id
+        found = []
+        tokens = text.split()
+        for i, tok in enumerate(tokens):
+            t = by_id.get(tok) if tok[0] != "/" and "#" not in tok else None
+            if t is None:
+                if "#" not in tok and ":" in tok and i + 1 < len(tokens) and "#" in tokens[i + 1]:
+                    continue  # EMF's "prefix:Class uri#fragment": the class of the next target
+                hint = tokens[i - 1] if i and "#" not in tokens[i - 1] and ":" in tokens[i - 1] else None
+                t = self.target(targets, tok, line, f, hint)
+            found.append(t)
+        return found
 
     def target(
         self, targets: linking.Targets, token: str, line: int, f: Any = None, hint: str | None = None
@@ -606,10 +673,19 @@ class Reader:
     def external(self, location: str, fragment: str, line: int, f: Any, hint: str | None) -> EObject:
         """The object ``location#fragment`` names in another document: read (once) when it
         exists, `XmiOptions.load_references` and the reader was given `read_other`, else a
-        proxy that keeps the URI."""
+        proxy that keeps the URI. A file outside the directories this reading may enter
+        (`crossrefs.confined`) is an error, read or not."""
         uri = crossrefs.resolve_uri(self.name, location, self.options.uri_map)
         documents = crossrefs.documents(self.rset)
         path = crossrefs.local_path(uri)
+        if path is not None and not crossrefs.confined(path, self.allowed):
+            where = ", ".join(str(r) for r in self.allowed)
+            raise CfSerializationError(
+                f"reference to {location!r} leaves the directories the model may be read from ({where});"
+                " give XmiOptions.root (--root) to allow more",
+                Span(self.name, line, 1, line, 2),
+                code="outside-root",
+            )
         load = self.options.load_references and self.read_other is not None
         if path is not None and load and not documents.has(path) and path.is_file():
             if documents.depth >= crossrefs.MAX_NESTED_LOADS:
@@ -619,7 +695,7 @@ class Reader:
             documents.depth += 1
             try:
                 assert self.read_other is not None
-                self.read_other(path, self.rset, self.options)
+                self.read_other(path, self.rset, dataclasses.replace(self.options, root=self.allowed[0]))
             finally:
                 documents.depth -= 1
         found = documents.find(path, fragment) if path is not None else None
@@ -631,4 +707,14 @@ class Reader:
             eclass = self.plan_of(self.seen_prefixes.get(prefix or None), local).eclass
         if getattr(eclass, "abstract", False):
             raise self.fail(f"a proxy for {uri}#{fragment} would be of abstract class {eclass.name}", line)
-        return crossrefs.proxy(eclass, f"{uri}#{fragment}")
+        return crossrefs.proxy(eclass, f"{crossrefs.absolute_uri(self.name, location)}#{fragment}")
+
+    @functools.cached_property
+    def allowed(self) -> list[Path]:
+        """The directories references may lead into: the root, then the URI map's targets."""
+        root = self.options.root
+        first = Path(root) if root is not None else Path(os.path.abspath(self.name)).parent
+        mapped = [
+            crossrefs.local_path(crossrefs.resolve_uri(self.name, t)) for t in self.options.uri_map.values()
+        ]
+        return [first, *(m for m in mapped if m is not None)]

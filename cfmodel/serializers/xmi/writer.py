@@ -24,25 +24,36 @@ from pyecore.ecore import EAttribute, EObject
 
 from cfmodel.collector import gc_paused
 from cfmodel.metamodel.runtime import fastpath
-from cfmodel.serializers import atomic, canonical, datatypes, linking, model, validate
+from cfmodel.serializers import atomic, canonical, crossrefs, datatypes, featuremaps, linking, model, validate
 from cfmodel.serializers.base import XMI_NS, XSI_NS, ids_from
-from cfmodel.serializers.xmi import heads
+from cfmodel.serializers.xmi import general, heads
 from cfmodel.serializers.xmi.options import XML_DECLARATION, XmiOptions
 from cfmodel.serializers.xmlwrite import attrs_text, escape_attr, escape_text
 
 
 def write(target: Path | str, roots: Sequence[EObject], options: XmiOptions | None = None) -> None:
-    """Validate the model and write it to `target` atomically.
+    """Validate the model and write it to `target` atomically; objects of other documents
+    it refers to are written as ``href``s relative to `target` (see `general`).
 
     Raises:
         CfSerializationError: the model breaks its metamodel (every problem as a note).
     """
-    atomic.write_bytes(target, to_bytes(roots, options))
+    atomic.write_bytes(target, to_bytes(roots, options, location=target))
 
 
-def to_bytes(roots: Sequence[EObject], options: XmiOptions | None = None) -> bytes:
+def to_bytes(
+    roots: Sequence[EObject],
+    options: XmiOptions | None = None,
+    *,
+    location: Path | str | None = None,
+    hrefs: Callable[[EObject], str | None] | None = None,
+) -> bytes:
+    """The document's bytes. `location`: where it will be (``href``s to other documents
+    are relative to it; None: absolute); `hrefs`: names objects of other documents
+    (default `crossrefs.Hrefs(location)`: documents a reader read, and proxies)."""
     opts = options or XmiOptions()
     roots = list(roots)
+    elsewhere = hrefs or crossrefs.Hrefs(location)
     with gc_paused():
         cache = model.FeatureCache()
         classes = canonical.one_per_class(roots)
@@ -51,12 +62,35 @@ def to_bytes(roots: Sequence[EObject], options: XmiOptions | None = None) -> byt
         # As many objects as roots: the roots are all the objects (a flat document).
         writer = Writer(roots, ids, objects, cache, classes if len(objects) == len(roots) else None)
         # Checked while written: the generated functions check what `validate` checks and
-        # give up at the first doubt; then `validate` says what is wrong (or that nothing
-        # is, for values PyEcore's descriptors did not store) before anything is returned.
-        data = None if validate.id_problems(ids) else writer.document(checked=True)
+        # give up at the first doubt (a target outside the document among them); then
+        # `validate` says what is wrong (or that nothing is, for values PyEcore's descriptors
+        # did not store) before anything is returned. Proxies (of their own classes),
+        # feature maps and EMF's layout take the general writer.
+        if writer.classes is None:
+            writer.classes = canonical.one_per_class(objects)
+        general_only = opts.emf_layout or any(
+            crossrefs.is_proxy_class(type(c)) or featuremaps.has_feature_maps(c.eClass)
+            for c in writer.classes
+        )
+        fast = not general_only and not validate.id_problems(ids)
+        data = writer.document(checked=True) if fast else None
         if data is None:
-            validate.check_objects(objects, ids, cache)
-            data = writer.document()
+            outside: list[EObject] = []
+            validate.check_objects(objects, ids, cache, elsewhere=elsewhere, outside=outside)
+            if outside or general_only:
+                data = general.GeneralWriter(
+                    roots,
+                    objects,
+                    ids,
+                    elsewhere,
+                    writer.prefixes,
+                    writer.prefix,
+                    opts.emf_layout,
+                    location,
+                    opts.schema_location,
+                ).document()
+            else:
+                data = writer.document()
         assert data is not None
         return data
 

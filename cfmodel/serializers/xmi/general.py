@@ -1,0 +1,259 @@
+"""The general XMI writer: any valid document, references to other documents included.
+
+Input: a document's roots, its objects in pre-order, their ids, a namer of objects
+outside the document (`crossrefs.Hrefs`) and the layout. Output: the document's text.
+Used where the fast writer (`writer`, `heads`) does not go: a document whose references
+leave it, a document holding proxies or feature maps, and EMF's layout (`XmiOptions.emf_layout`). It
+reads values through PyEcore's public API, one object at a time (no generated code).
+
+What it writes, as EMF's `XMLSaveImpl` writes it:
+
+* a reference whose targets are all objects of the document is an XML attribute listing
+  them (id, else positional fragment); one with a target elsewhere is written as one
+  ``<feature href="uri"/>`` element per target, ``#fragment`` for the document's own;
+* a proxy in a containment (a child kept in another document) is ``<feature href="uri"/>``;
+* a feature map (`featuremaps`) is its entries in order, each an element of its member
+  (text, a child, or an ``href``, ``#fragment`` inside the document, as EMF writes it);
+* ``xsi:type`` on an ``href`` element where EMF writes it (the target's class is not the
+  feature's and the feature's is abstract) and, in cfmodel's layout, wherever the classes
+  differ;
+* EMF's layout: XML attributes and child elements each in EMF's feature order (supertypes
+  first), ``xsi:type`` on a child only when its class is not the feature's type, and only
+  the namespaces the document names (``xmlns:xsi`` only when it writes an ``xsi:type``),
+  sorted by prefix; ``xsi:schemaLocation`` (the ``.ecore`` files the packages were read
+  from, relative) when the document read had one, or as `XmiOptions.schema_location`
+  says. cfmodel's layout: single-valued attributes before references,
+  many-valued attributes, then references to other documents, then children, each child
+  with ``xsi:type``, every namespace of the document's classes declared (the fast
+  writer's text, for documents it writes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pyecore.ecore import EAttribute, EObject
+
+from cfmodel.serializers import crossrefs, datatypes, ecorepaths, featuremaps, linking, model
+from cfmodel.serializers.base import XMI_NS, XSI_NS
+from cfmodel.serializers.xmi.options import SCHEMA_LOCATION_KEY, XML_DECLARATION
+from cfmodel.serializers.xmlwrite import escape_attr, escape_text
+
+# EMF's escaping (XMLSaveImpl.Escape): ``>`` never; ``"`` in text too; line breaks and
+# tabs only in attributes (cfmodel's layout keeps `xmlwrite`'s, which its golden files fix).
+_EMF_ATTR = re.compile('[&<"\n\r\t]')
+_EMF_TEXT = re.compile('[&<"\r]')
+_EMF_MAP = {"&": "&amp;", "<": "&lt;", '"': "&quot;", "\n": "&#xA;", "\r": "&#xD;", "\t": "&#x9;"}
+
+
+def _emf_escape(pattern: re.Pattern[str]) -> Callable[[str], str]:
+    def escape(value: str) -> str:
+        if pattern.search(value) is None:
+            return value
+        return pattern.sub(lambda m: _EMF_MAP[m.group()], value)
+
+    return escape
+
+
+# What an object writes as child elements: (kind, feature, values), kinds below (in
+# cfmodel's layout, in this order; a feature map's entries with the children).
+_VALUES, _HREFS, _CHILDREN, _ENTRIES = range(4)
+Element = tuple[int, Any, list[Any]]
+
+
+class GeneralWriter:
+    """One document (see the module docstring). `prefix` gives a package's prefix (the
+    fast writer's table, so both name packages alike); `hrefs` names outside objects."""
+
+    def __init__(
+        self,
+        roots: list[EObject],
+        objects: list[EObject],
+        ids: Mapping[EObject, str],
+        hrefs: Callable[[EObject], str | None],
+        prefixes: dict[str, str],
+        prefix: Callable[[Any], str],
+        emf_layout: bool,
+        location: str | Path | None = None,
+        schema_location: bool | None = None,
+    ) -> None:
+        self.location = location
+        if schema_location is None:  # as the document the roots were read from
+            resource = roots[0].eResource if roots else None
+            schema_location = resource is not None and SCHEMA_LOCATION_KEY in resource.__dict__
+        self.with_locations = schema_location
+        self.roots = roots
+        self.ids = ids
+        self.hrefs = hrefs
+        self.inside = {id(o) for o in objects}
+        self.names = linking.Fragments(roots, ids)
+        self.prefixes = prefixes
+        self.prefix = prefix
+        self.emf = emf_layout
+        self.esc_attr = _emf_escape(_EMF_ATTR) if emf_layout else escape_attr
+        self.esc_text = _emf_escape(_EMF_TEXT) if emf_layout else escape_text
+        self.used: set[str] = set()  # nsURIs the document names (EMF's layout)
+        self.packages: dict[str, Any] = {}
+        self.xsi = not emf_layout
+        self.features: dict[int, list[Any]] = {}
+        if not emf_layout:  # every class of the document, in document order (as the fast writer)
+            for obj in objects:
+                self.qname(obj.eClass)
+
+    def attrs_text(self, attrs: list[tuple[str, str]]) -> str:
+        esc = self.esc_attr
+        return "".join(f' {k}="{esc(v)}"' for k, v in attrs)
+
+    def qname(self, eclass: Any) -> str:
+        pkg = eclass.ePackage
+        self.used.add(pkg.nsURI)
+        self.packages[pkg.nsURI] = pkg
+        return f"{self.prefix(pkg)}:{eclass.name}"
+
+    def document(self) -> bytes:
+        body: list[str] = []
+        single = len(self.roots) == 1
+        for root in self.roots:
+            self.element(body, root, self.qname(root.eClass), "", 0 if single else 1, single)
+        declared = [(p, uri) for uri, p in self.prefixes.items() if uri in self.used]
+        locations: list[str] = []
+        if self.emf:
+            declared.sort()
+        if self.emf and self.with_locations:
+            locations = [f"{uri} {where}" for _, uri in declared if (where := self.schema_location(uri))]
+        ns = [("xmi:version", "2.0"), ("xmlns:xmi", XMI_NS)]
+        if self.xsi or locations:
+            ns.append(("xmlns:xsi", XSI_NS))
+        ns += [(f"xmlns:{p}", uri) for p, uri in declared]
+        if locations:
+            ns.append(("xsi:schemaLocation", " ".join(locations)))
+        if single:
+            body[0] = body[0].replace("\0", self.attrs_text(ns), 1)
+            return (XML_DECLARATION + "".join(body)).encode("utf-8")
+        return (
+            XML_DECLARATION + f"<xmi:XMI{self.attrs_text(ns)}>\n" + "".join(body) + "</xmi:XMI>\n"
+        ).encode("utf-8")
+
+    def schema_location(self, uri: str) -> str | None:
+        """Where EMF says the package of `uri` is (``xsi:schemaLocation``): the ``.ecore``
+        file a reader read it from, relative to this document (``net.ecore``,
+        ``net.ecore#//sub``); None for a package in no file (a lifted or generated one)."""
+        pkg = self.packages.get(uri)
+        root = ecorepaths.root_of(pkg) if pkg is not None else None
+        resource = getattr(root, "eResource", None)
+        if resource is None or getattr(resource, "uri", None) is None:
+            return None
+        where = crossrefs.relative_uri(self.location, crossrefs.resolve_uri(".", str(resource.uri.plain)))
+        fragment = ecorepaths.fragment_of(pkg)
+        return where if fragment in ("/", "//") else f"{where}#{fragment}"
+
+    def persistent(self, eclass: Any) -> list[Any]:
+        found = self.features.get(id(eclass))
+        if found is None:
+            feats = [f for f in model.persistent_features(eclass) if not model.is_container_ref(f)]
+            if not self.emf:  # cfmodel's order: single-valued attributes, then the rest
+                single = [f for f in feats if isinstance(f, EAttribute) and not f.many]
+                feats = single + [f for f in feats if not (isinstance(f, EAttribute) and not f.many)]
+            found = self.features[id(eclass)] = feats
+        return found
+
+    def element(
+        self, out: list[str], obj: EObject, tag: str, typed: str, depth: int, root: bool = False
+    ) -> None:
+        indent = "  " * depth
+        attrs: list[tuple[str, str]] = []
+        ident = self.ids.get(obj)
+        if ident is not None:
+            attrs.append(("xmi:id", ident))
+        elements: list[Element] = []
+        for f in self.persistent(obj.eClass):
+            self.feature(obj, f, attrs, elements)
+        if not self.emf:
+            elements.sort(key=lambda e: min(e[0], _CHILDREN))  # stable: values, hrefs, children
+        start = f"{indent}<{tag}{typed}{chr(0) if root else ''}{self.attrs_text(attrs)}"
+        if not elements:
+            out.append(start + "/>\n")
+            return
+        out.append(start + ">\n")
+        inner = "  " * (depth + 1)
+        for kind, f, values in elements:
+            if kind == _VALUES:
+                literal = datatypes.codec_for(f.eType).to_literal
+                out.extend(f"{inner}<{f.name}>{self.esc_text(literal(v))}</{f.name}>\n" for v in values)
+            elif kind == _HREFS:
+                out.extend(self.href(f, t, inner) for t in values)
+            elif kind == _ENTRIES:
+                self.entries(out, values, depth + 1)
+            else:
+                for child in values:
+                    if crossrefs.proxy_uri(child) is not None:
+                        out.append(self.href(f, child, inner))
+                    else:
+                        self.element(out, child, f.name, self.child_type(f, child), depth + 1)
+        out.append(f"{indent}</{tag}>\n")
+
+    def entries(self, out: list[str], entries: list[Any], depth: int) -> None:
+        """A feature map's entries, in order, each as an element of its member: its value
+        as text, the child, or an ``href`` (also to an object of this document, ``#…``,
+        as EMF writes references inside feature maps)."""
+        indent = "  " * depth
+        for e in entries:
+            member, v = e.feature, e.value
+            if isinstance(member, EAttribute):
+                literal = datatypes.codec_for(member.eType).to_literal(v)
+                out.append(f"{indent}<{member.name}>{self.esc_text(literal)}</{member.name}>\n")
+            elif member.containment and crossrefs.proxy_uri(v) is None:
+                self.element(out, v, member.name, self.child_type(member, v), depth)
+            else:
+                out.append(self.href(member, v, indent))
+
+    def feature(self, obj: EObject, f: Any, attrs: list[tuple[str, str]], elements: list[Element]) -> None:
+        if featuremaps.is_feature_map(f):
+            found = featuremaps.entries(obj, f)
+            if found:
+                elements.append((_ENTRIES, f, found))
+            return
+        if f.many:
+            values = list(obj.eGet(f))
+            if not values:
+                return
+        else:
+            v = obj.eGet(f) if obj.eIsSet(f) else None
+            if v is None:
+                return
+            values = [v]
+        if isinstance(f, EAttribute):
+            if f.many:
+                elements.append((_VALUES, f, values))
+            else:
+                attrs.append((f.name, datatypes.codec_for(f.eType).to_literal(values[0])))
+        elif f.containment:
+            elements.append((_CHILDREN, f, values))
+        elif all(id(t) in self.inside and crossrefs.proxy_uri(t) is None for t in values):
+            attrs.append((f.name, " ".join(self.ids.get(t) or self.names(t) for t in values)))
+        else:
+            elements.append((_HREFS, f, values))
+
+    def href(self, f: Any, target: EObject, indent: str) -> str:
+        inside = id(target) in self.inside and crossrefs.proxy_uri(target) is None
+        uri = f"#{self.ids.get(target) or self.names(target)}" if inside else self.hrefs(target)
+        if uri is None:  # validate refused such targets before anything was written
+            raise AssertionError(f"no document holds the target of {f.name}")
+        expected = f.eType
+        differs = target.eClass is not expected
+        typed = ""
+        if differs and (expected.abstract or not self.emf):
+            typed = self.type_attribute(target.eClass)
+        return f'{indent}<{f.name}{typed} href="{self.esc_attr(uri)}"/>\n'
+
+    def child_type(self, f: Any, child: EObject) -> str:
+        if self.emf and child.eClass is f.eType:
+            return ""
+        return self.type_attribute(child.eClass)
+
+    def type_attribute(self, eclass: Any) -> str:
+        self.xsi = True
+        return f' xsi:type="{self.esc_attr(self.qname(eclass))}"'
