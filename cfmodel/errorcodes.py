@@ -307,11 +307,13 @@ _ALL: list[ErrorCode] = [
         ("invalid-model", "a model breaks its metamodel or its constraints, so it is not written"),
         ("io", "a file cannot be read or written"),
         ("missing-package", "a metamodel refers to packages no given file defines"),
+        ("model-bounds", "warning: features of a model have fewer or more values than their bounds"),
         (
             "outside-root",
             "a reference in a model file names a file outside the directories it may be read from",
         ),
         ("too-deep", "an XML or JSON document nests deeper than the limit"),
+        ("unresolved-proxy", "warning: a reference names an object of a document that is absent (a proxy)"),
         ("too-large", "a document is larger than the limit"),
         ("unsupported", "a metamodel or model uses a construct cfmodel does not serialize"),
         ("unsupported-type", "a data type has no EMF-faithful mapping"),

@@ -43,6 +43,7 @@ from cfmodel.commands._options import (
     print_warning,
     progress_of,
 )
+from cfmodel.commands._xmimodels import register_xmi
 
 ORDER = 20
 
@@ -184,6 +185,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
     _compile_options(p)
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory to write into")
     p.set_defaults(func=cmd_xmi_export)
+    register_xmi(xmi_sub, common)  # check, dump, copy: XMI files of any metamodel
 
     js = sub.add_parser("json", help="JSON: the instance model as emfjson-jackson's JSON")
     js_sub = js.add_subparsers(dest="json_command", metavar="COMMAND")

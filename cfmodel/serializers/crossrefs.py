@@ -57,6 +57,7 @@ __all__ = [
     "same_document",
 ]
 
+LINE_KEY = "_cfmodel_line"  # on a proxy a reader made: the line of the reference
 MAX_NESTED_LOADS = 64  # documents read because one refers to the next, at most this deep
 
 

@@ -707,7 +707,9 @@ class Reader:
             eclass = self.plan_of(self.seen_prefixes.get(prefix or None), local).eclass
         if getattr(eclass, "abstract", False):
             raise self.fail(f"a proxy for {uri}#{fragment} would be of abstract class {eclass.name}", line)
-        return crossrefs.proxy(eclass, f"{crossrefs.absolute_uri(self.name, location)}#{fragment}")
+        found = crossrefs.proxy(eclass, f"{crossrefs.absolute_uri(self.name, location)}#{fragment}")
+        found.__dict__[crossrefs.LINE_KEY] = line  # where the reference is, for reports
+        return found
 
     @functools.cached_property
     def allowed(self) -> list[Path]:

@@ -1,0 +1,222 @@
+"""``cfmodel xmi check|dump|copy``: XMI models of any metamodel, in as many documents as EMF wrote.
+
+``check FILE... --ecore MM.ecore`` reads the files (and the documents their references
+name, each once) into one resource set, checks every document as the writers do, and
+prints one line per document (roots, objects, references to other documents, proxies);
+an unresolved proxy is a warning at the reference's line (``unresolved-proxy``), features
+out of their bounds a warning (``model-bounds``), anything else an error (exit 1).
+``dump`` prints each document's canonical dump (the format ``tests/emf/EmfChecker.java``
+prints from EMF's reading). ``copy ... -o DIR`` writes the documents read into DIR as one
+atomic set, at the same places relative to each other, ``href``s between them rewritten;
+``--emf-layout`` writes what EMF's own serializer writes. Options shared by the three:
+``--ecore`` (metamodels, read first), ``--uri-map PREFIX=TARGET`` (``platform:/resource/``
+→ a workspace), ``--root DIR`` (where references may lead; default: the directory of the
+first file), ``--lazy`` (documents that are referred to are not read: proxies).
+Registered under ``cfmodel xmi`` by `cfmodel.commands.compile` (which makes that group).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+from cfmodel.commands._options import add_format_option, output_directory, print_warning
+from cfmodel.errors import Diagnostic, Severity, Span
+
+
+def _uri_mapping(text: str) -> tuple[str, str]:
+    from cfmodel.commands.ecore import _uri_mapping as mapping  # lazy: startup reads no serializer
+
+    return mapping(text)
+
+
+def _options(args: argparse.Namespace, **more: Any) -> Any:
+    from cfmodel.serializers import xmi
+
+    root = Path(args.root).absolute() if args.root else Path(os.path.abspath(args.files[0])).parent
+    return xmi.XmiOptions(uri_map=dict(args.uri_map or []), load_references=not args.lazy, root=root, **more)
+
+
+def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """The resource set and every XMI document in it (the given files first, then those
+    read for their references), in order."""
+    from pyecore.resources import ResourceSet
+
+    from cfmodel.serializers import ecore, xmi
+    from cfmodel.serializers.base import IDS_KEY
+    from cfmodel.serializers.xmi.documents import existing
+
+    rset = ResourceSet()
+    for path in args.ecore or []:
+        ecore.read(path, rset)
+    given = xmi.read_all(args.files, rset, _options(args))
+    seen = {id(d.resource) for d in given}
+    others = [
+        existing(rset, key)
+        for key, resource in rset.resources.items()
+        if IDS_KEY in resource.__dict__ and id(resource) not in seen
+    ]
+    return rset, given + [d for d in others if d is not None]
+
+
+def _name(document: Any) -> str:
+    return str(document.resource.uri.plain)
+
+
+def _facts(document: Any) -> dict[str, Any]:
+    """What `check` says of one document: counts, and the proxies with their lines."""
+    from pyecore.ecore import EAttribute
+
+    from cfmodel.serializers import canonical, crossrefs, featuremaps, model
+
+    objects = list(canonical.walk(document.roots))
+    inside = {id(o) for o in objects}
+    hrefs, proxies = 0, []
+    for obj in objects:
+        for f in model.persistent_features(obj.eClass):
+            if featuremaps.is_feature_map(f):
+                values = [
+                    e.value for e in featuremaps.entries(obj, f) if not isinstance(e.feature, EAttribute)
+                ]
+            elif isinstance(f, EAttribute) or model.is_container_ref(f):
+                continue
+            else:
+                values = list(obj.eGet(f)) if f.many else [obj.eGet(f)]
+            for v in values:
+                if v is None:
+                    continue
+                uri = crossrefs.proxy_uri(v)
+                if uri is not None:
+                    proxies.append(
+                        (uri, v.__dict__.get(crossrefs.LINE_KEY) or 1, f"{obj.eClass.name}.{f.name}")
+                    )
+                elif id(v) not in inside:
+                    hrefs += 1
+    return {"objects": objects, "hrefs": hrefs, "proxies": proxies}
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from cfmodel.errors import CfSerializationError
+    from cfmodel.serializers import crossrefs, validate
+
+    _, documents = _read(args)
+    failed = False
+    report = []
+    for document in documents:
+        name = _name(document)
+        facts = _facts(document)
+        for uri, line, where in facts["proxies"]:
+            span = Span(name, line, 1, line, 2)
+            print_warning(
+                Diagnostic(
+                    span, f"{where}: {uri} is not read (a proxy)", "unresolved-proxy", Severity.WARNING
+                ),
+                args,
+            )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", validate.BoundsWarning)
+            try:
+                validate.check_objects(
+                    facts["objects"], document.ids, elsewhere=crossrefs.Hrefs(name), outside=[]
+                )
+            except CfSerializationError as error:
+                failed = True
+                message = error.message.replace("cannot be written", "breaks its metamodel", 1)
+                print_warning(
+                    Diagnostic(Span(name, 1, 1, 1, 2), message, error.code, Severity.ERROR, error.notes), args
+                )
+        for w in caught:
+            if isinstance(w.message, validate.BoundsWarning):
+                print_warning(
+                    Diagnostic(Span(name, 1, 1, 1, 2), str(w.message), "model-bounds", Severity.WARNING), args
+                )
+        entry = {
+            "file": name,
+            "roots": len(document.roots),
+            "objects": len(facts["objects"]),
+            "references_to_other_documents": facts["hrefs"],
+            "proxies": [uri for uri, _, _ in facts["proxies"]],
+        }
+        report.append(entry)
+    if args.format == "json":
+        print(json.dumps({"documents": report, "valid": not failed}, indent=2, ensure_ascii=False))
+    else:
+        for e in report:
+            print(
+                f"{e['file']}: {e['roots']} root(s), {e['objects']} object(s),"
+                f" {e['references_to_other_documents']} reference(s) to other documents,"
+                f" {len(e['proxies'])} proxy(ies)"
+            )
+    return 1 if failed else 0
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    from cfmodel.serializers import canonical
+
+    _, documents = _read(args)
+    for document in documents[: len(args.files)] if not args.all else documents:
+        print(f"# {_name(document)}")
+        print("\n".join(canonical.dump_objects(document.roots, document.ids)))
+    return 0
+
+
+def cmd_copy(args: argparse.Namespace) -> int:
+    from cfmodel.serializers import xmi
+
+    output = output_directory(args.output)
+    _, documents = _read(args)
+    paths = [Path(os.path.abspath(_name(d))) for d in documents]
+    base = Path(os.path.commonpath([str(p.parent) for p in paths]))
+    ids: dict[Any, str] = {}
+    for d in documents:
+        ids.update(d.ids)
+    options = _options(args, id_of=ids.get, emf_layout=args.emf_layout)
+    named = {p.relative_to(base).as_posix(): d.roots for p, d in zip(paths, documents, strict=True)}
+    for path in xmi.write_all(output, named, options):
+        print(path)
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", metavar="FILE", nargs="+", help="XMI files (read into one resource set)")
+    p.add_argument(
+        "--ecore", metavar="FILE", action="append", help="a metamodel (.ecore) the files use; repeatable"
+    )
+    p.add_argument(
+        "--uri-map",
+        metavar="PREFIX=TARGET",
+        action="append",
+        type=_uri_mapping,
+        help="read documents referred to by URI from TARGET (platform:/resource/=../ws/); repeatable",
+    )
+    p.add_argument(
+        "--root", metavar="DIR", help="where references may lead (default: the first file's directory)"
+    )
+    p.add_argument("--lazy", action="store_true", help="do not read the documents the files refer to")
+
+
+def register_xmi(xmi_sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``check``, ``dump`` and ``copy`` to the ``cfmodel xmi`` group."""
+    p = xmi_sub.add_parser(
+        "check",
+        parents=[common],
+        help="read XMI files (and what they refer to), check them, say what they hold",
+    )
+    _common(p)
+    add_format_option(p)
+    p.set_defaults(func=cmd_check)
+    p = xmi_sub.add_parser("dump", parents=[common], help="print XMI files' objects as canonical text")
+    _common(p)
+    p.add_argument("--all", action="store_true", help="also the documents read for references")
+    p.set_defaults(func=cmd_dump)
+    p = xmi_sub.add_parser(
+        "copy", parents=[common], help="write XMI files and those they refer to into DIR, hrefs rewritten"
+    )
+    _common(p)
+    p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory to write into")
+    p.add_argument("--emf-layout", action="store_true", help="write exactly as EMF's XMI serializer")
+    p.set_defaults(func=cmd_copy)
