@@ -16,7 +16,7 @@ from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, crossrefs, ecore, xmi
 
 from .emf import EmfChecker
-from .test_emf_crossrefs import _metamodel, _write
+from .test_emf_crossrefs import HEAD, _metamodel, _write
 
 
 def _built(folder: Path) -> tuple[Path, ResourceSet, dict[str, list[EObject]]]:
@@ -157,3 +157,41 @@ def test_emf_written_multi_file_models_read_as_emf_reads_them_and_write_back_byt
         xmi.XmiOptions(id_of=ids.get, emf_layout=True),
     )
     assert written == {"a.xmi": emf_a.read_bytes(), "b.xmi": emf_b.read_bytes()}
+
+
+def test_containment_proxies_keep_their_place_and_their_document(emf: EmfChecker, tmp_path: Path) -> None:
+    """A child kept in another document (EMF's containment proxy) stays a proxy in its place
+    (its document keeps its root), and the document is written back as EMF writes it."""
+    src = tmp_path / "in"
+    mm, a, _ = _write(src)
+    a.write_text(
+        HEAD + ' xmi:id="netA" name="A">\n  <nodes xsi:type="net:Router" href="c.xmi#c1"/>\n'
+        '  <nodes xmi:id="a2" name="a2" gateway="c.xmi#c1"/>\n</net:Network>\n',
+        encoding="utf-8",
+    )
+    (src / "c.xmi").write_text(
+        HEAD.replace("net:Network", "net:Router") + ' xmi:id="c1" name="c1"/>\n', encoding="utf-8"
+    )
+    out = tmp_path / "emf"
+    out.mkdir()
+    report = emf.check([mm], [a, src / "c.xmi"], resave_dir=out)
+    assert report.problems() == [
+        "diagnostic in net.ecore: error: The instance type name 'null' is not well formed"
+    ]
+    assert report.summary["unresolved"] == 0  # EMF resolves the child in c.xmi
+    shutil.rmtree(src)
+    rset = ResourceSet()
+    ecore.read(out / "net.ecore", rset)
+    doc_a, doc_c = xmi.read_all([out / "a.xmi", out / "c.xmi"], rset)
+    first, second = doc_a.roots[0].nodes
+    # (EMF leaves out xsi:type where the feature's class is not abstract: the proxy is a Node)
+    assert crossrefs.proxy_uri(first) == f"file:{out}/c.xmi#c1" and first.eClass.name == "Node"
+    (c1,) = doc_c.roots
+    assert second.gateway is c1 and c1.eContainer() is None  # c.xmi keeps its root
+    written = xmi.set_to_bytes(
+        out,
+        {"a.xmi": doc_a.roots, "c.xmi": doc_c.roots},
+        xmi.XmiOptions(id_of={**doc_a.ids, **doc_c.ids}.get, emf_layout=True),
+    )
+    assert written == {"a.xmi": (out / "a.xmi").read_bytes(), "c.xmi": (out / "c.xmi").read_bytes()}
+    assert '  <nodes href="c.xmi#c1"/>\n' in written["a.xmi"].decode()

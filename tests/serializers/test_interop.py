@@ -45,3 +45,22 @@ def test_emf_written_files_naming_each_other_read_as_the_sample() -> None:
 def test_a_file_reference_needs_the_file_read_first() -> None:
     with pytest.raises(CfSerializationError, match=r"unresolved reference 'tree-base\.ecore#//Named'"):
         ecore.read(INTEROP / "tree-app.ecore", ResourceSet())
+
+
+@pytest.mark.parametrize(
+    "ecores, name",
+    [
+        (["infra.ecore"], "infra.xmi"),
+        (["infra.ecore"], "infra-positional.xmi"),
+        (["tree-base.ecore", "tree-app.ecore"], "tree.xmi"),
+    ],
+)
+def test_emf_written_xmi_written_back_in_emf_layout_gives_emf_bytes(ecores: list[str], name: str) -> None:
+    """Several roots under xmi:XMI, ids or positional references, two packages, children
+    without xsi:type, many-valued attributes with escapes: EMF's bytes come back."""
+    rset = ResourceSet()
+    for e in ecores:
+        ecore.read(INTEROP / e, rset)
+    doc = xmi.read(INTEROP / name, rset)
+    options = xmi.XmiOptions(id_of=doc.ids.get, emf_layout=True)
+    assert xmi.to_bytes(doc.roots, options, location=INTEROP / name) == (INTEROP / name).read_bytes()

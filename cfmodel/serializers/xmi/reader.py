@@ -351,6 +351,9 @@ class Reader:
         self.by_id: dict[str, EObject] = {}
         self.pending: list[tuple[EObject, Any, str, int]] = []
         self.pending_entries: list[tuple[featuremaps.Entry, Any, str, int]] = []
+        self.proxied: list[
+            tuple[str, str, int, Any]
+        ] = []  # containment proxies: (location, fragment, line, feature)
         self.schema_location: str | None = None
         self.batch = fastpath.InverseBatch()  # see fastpath.InverseBatch
         self.roots: list[EObject] = []
@@ -449,7 +452,12 @@ class Reader:
         if kind == MEMBER:
             self.entry_element(obj, f, codec, attrs)
         elif kind == CONTAIN and "href" in attrs:  # a containment proxy: the child is elsewhere
-            self.href(obj, f, attrs)
+            child = self.containment_proxy(f, attrs)
+            if f.many:
+                fastpath.add_item(obj, f, fastpath.collection(obj, f), child, containment=True)
+            else:
+                fastpath.set_reference(obj, f, child, containment=True)
+            self.stack.append((_SKIP,))
         elif kind == CONTAIN:
             xsi = attrs.get(XSI_TYPE)
             child_plan = self.plan_of_xsi(xsi) if xsi is not None else self.plan_of_class(f.eType)
@@ -480,6 +488,23 @@ class Reader:
         self.pending.append((obj, f, token, self.parser.CurrentLineNumber))
         self.stack.append((_SKIP,))
 
+    def containment_proxy(self, f: Any, attrs: dict[str, str]) -> EObject:
+        """A child kept in another document (``<nodes href="c.xmi#c1"/>``): a proxy in its
+        place, in document order, that stays one (a PyEcore object has one container and one
+        resource, so the other document's object cannot be both its root and this child);
+        the other document is checked (`external`) and read, as any reference's, at the end."""
+        href = attrs["href"]
+        xsi = attrs.get(XSI_TYPE)
+        plan = self.plan_of_xsi(xsi) if xsi is not None else self.plan_of_class(f.eType)
+        location, _, fragment = href.partition("#")
+        line = self.parser.CurrentLineNumber
+        if not location or crossrefs.same_document(self.name, location):
+            raise self.fail(f"{f.name}: a containment proxy must name another document, not {href!r}")
+        self.proxied.append((location, fragment, line, f))
+        child = crossrefs.proxy(plan.eclass, f"{crossrefs.absolute_uri(self.name, location)}#{fragment}")
+        child.__dict__[crossrefs.LINE_KEY] = line
+        return child
+
     def entry_element(
         self, obj: EObject, pair: tuple[Any, Any], codec: datatypes.Codec | None, attrs: dict[str, str]
     ) -> None:
@@ -501,6 +526,12 @@ class Reader:
             child._containment_feature = member
             entry.value = child
             self.stack.append((_OBJECT, child, plan))
+        elif member.containment:
+            child = self.containment_proxy(member, attrs)
+            child._container = obj
+            child._containment_feature = member
+            entry.value = child
+            self.stack.append((_SKIP,))
         elif "href" in attrs:
             xsi = attrs.get(XSI_TYPE)
             token = attrs["href"] if xsi is None else f"{xsi} {attrs['href']}"
@@ -643,6 +674,9 @@ class Reader:
                 raise self.fail(f"{member.name}: target {t.eClass.name} is not a {member.eType.name}", line)
             entry.value = t
         self.pending_entries.clear()
+        for location, fragment, line, f in self.proxied:  # confined, and read, as any reference
+            self.external(location, fragment, line, f, None)
+        self.proxied.clear()
 
     def targets_of(self, targets: linking.Targets, text: str, line: int, f: Any) -> list[EObject]:
         """The objects a reference's text names (ids, fragments, URIs, ``prefix:Class uri``)."""
