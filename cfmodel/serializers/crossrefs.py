@@ -142,11 +142,17 @@ def resolve_uri(document: str | Path, location: str, uri_map: Mapping[str, str] 
         if location.startswith(prefix):
             location = (uri_map or {})[prefix] + location[len(prefix) :]
             break
+    base = os.path.dirname(os.path.abspath(str(document)))
     if location.startswith("file:"):
-        return "file:" + os.path.abspath(urllib.parse.unquote(location[5:].removeprefix("//")))
+        rest = location[5:]
+        if rest.startswith("//"):  # file://host/path: only this host's files are files
+            host, slash, path = rest[2:].partition("/")
+            if host not in ("", "localhost"):
+                return location
+            rest = slash + path
+        return "file:" + os.path.normpath(os.path.join(base, urllib.parse.unquote(rest)))
     if _has_scheme(location):
         return location
-    base = os.path.dirname(os.path.abspath(str(document)))
     return "file:" + os.path.normpath(os.path.join(base, urllib.parse.unquote(location)))
 
 
@@ -161,8 +167,8 @@ def absolute_uri(document: str | Path, location: str) -> str:
 
 
 def local_path(uri: str) -> Path | None:
-    """The file a ``file:`` URI names (None for other schemes)."""
-    return Path(uri[5:]) if uri.startswith("file:") else None
+    """The file a ``file:`` URI of this host names (None for other schemes and hosts)."""
+    return Path(uri[5:]) if uri.startswith("file:") and not uri.startswith("file://") else None
 
 
 def confined(path: Path, roots: list[Path]) -> bool:
