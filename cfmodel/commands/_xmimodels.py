@@ -9,7 +9,8 @@ out of their bounds a warning (``model-bounds``), anything else an error (exit 1
 prints from EMF's reading). ``copy ... -o DIR`` writes the documents read into DIR as one
 atomic set, at the same places relative to each other, ``href``s between them rewritten;
 ``--emf-layout`` writes what EMF's own serializer writes. Options shared by the three:
-``--ecore`` (metamodels, read first), ``--uri-map PREFIX=TARGET`` (``platform:/resource/``
+``--ecore`` (metamodels, read first, together; default: the ``.ecore`` files beside the
+first file, as ``cfmodel.load_xmi``), ``--uri-map PREFIX=TARGET`` (``platform:/resource/``
 → a workspace), ``--root DIR`` (where references may lead; default: the directory of the
 first file), ``--lazy`` (documents that are referred to are not read: proxies).
 Registered under ``cfmodel xmi`` by `cfmodel.commands.compile` (which makes that group).
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cfmodel.commands._options import add_format_option, output_directory, print_warning
-from cfmodel.errors import Diagnostic, Severity, Span
+from cfmodel.errors import CfUsageError, Diagnostic, Severity, Span
 
 
 def _uri_mapping(text: str) -> tuple[str, str]:
@@ -46,13 +47,19 @@ def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     read for their references), in order."""
     from pyecore.resources import ResourceSet
 
-    from cfmodel.serializers import ecore, xmi
+    from cfmodel.serializers import xmi
     from cfmodel.serializers.base import IDS_KEY
     from cfmodel.serializers.xmi.documents import existing
+    from cfmodel.transforms.cf.ecore_import import read_ecore_files
 
     rset = ResourceSet()
-    for path in args.ecore or []:
-        ecore.read(path, rset)
+    ecores = [Path(e) for e in args.ecore or []]
+    if not ecores:  # as cfmodel.load_xmi: the metamodels beside the first file
+        beside = Path(os.path.abspath(args.files[0])).parent
+        ecores = sorted(beside.glob("*.ecore"))
+        if not ecores:
+            raise CfUsageError(f"no .ecore file beside {args.files[0]}: give the metamodels with --ecore")
+    read_ecore_files(ecores, rset, uri_map=dict(args.uri_map or []))
     given = xmi.read_all(args.files, rset, _options(args))
     seen = {id(d.resource) for d in given}
     others = [
@@ -184,7 +191,10 @@ def cmd_copy(args: argparse.Namespace) -> int:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", metavar="FILE", nargs="+", help="XMI files (read into one resource set)")
     p.add_argument(
-        "--ecore", metavar="FILE", action="append", help="a metamodel (.ecore) the files use; repeatable"
+        "--ecore",
+        metavar="FILE",
+        action="append",
+        help="a metamodel (.ecore) the files use; repeatable (default: the .ecore files beside the first)",
     )
     p.add_argument(
         "--uri-map",
