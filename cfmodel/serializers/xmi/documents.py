@@ -29,7 +29,7 @@ from cfmodel.errors import CfSerializationError, Span
 from cfmodel.serializers import atomic, canonical, crossrefs, linking, model
 from cfmodel.serializers.base import IDS_KEY, Document, ids_from
 from cfmodel.serializers.xmi.options import XmiOptions
-from cfmodel.serializers.xmi.writer import to_bytes
+from cfmodel.serializers.xmi.writer import read_ids, to_bytes
 
 
 def read_all(
@@ -170,7 +170,8 @@ def set_to_bytes(
     for name, roots in documents.items():
         path = paths[name] = _checked_name(base, name)
         roots = list(roots)
-        ids = ids_from(opts.id_of, canonical.contents(roots))
+        objects = canonical.contents(roots)
+        ids = ids_from(opts.id_of, objects) if opts.id_of is not None else read_ids(roots, objects)
         names = linking.Fragments(roots, ids)
         for root in roots:
             placed[id(root)] = (path, names)

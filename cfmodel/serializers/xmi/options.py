@@ -23,7 +23,8 @@ XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 @dataclass(frozen=True, slots=True)
 class XmiOptions:
-    """``id_of`` names objects (None: positional fragment); ``limits`` cap reading;
+    """``id_of`` names objects (None: the ``xmi:id`` a reader read, else a positional
+    fragment); ``limits`` cap reading;
     ``scan``: read flat documents in cfmodel's own layout through the fast lane (which
     holds the document's text while it reads); False streams every document through expat;
     the rest: references to other documents (reading), and the layout (writing)."""

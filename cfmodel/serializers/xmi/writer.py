@@ -25,7 +25,7 @@ from pyecore.ecore import EAttribute, EObject
 from cfmodel.collector import gc_paused
 from cfmodel.metamodel.runtime import fastpath
 from cfmodel.serializers import atomic, canonical, crossrefs, datatypes, featuremaps, linking, model, validate
-from cfmodel.serializers.base import XMI_NS, XSI_NS, ids_from
+from cfmodel.serializers.base import IDS_KEY, XMI_NS, XSI_NS, ids_from
 from cfmodel.serializers.xmi import general, heads
 from cfmodel.serializers.xmi.options import XML_DECLARATION, XmiOptions
 from cfmodel.serializers.xmlwrite import attrs_text, escape_attr, escape_text
@@ -58,7 +58,7 @@ def to_bytes(
         cache = model.FeatureCache()
         classes = canonical.one_per_class(roots)
         objects = canonical.contents(roots, cache, classes)
-        ids = ids_from(opts.id_of, objects)
+        ids = ids_from(opts.id_of, objects) if opts.id_of is not None else read_ids(roots, objects)
         # As many objects as roots: the roots are all the objects (a flat document).
         writer = Writer(roots, ids, objects, cache, classes if len(objects) == len(roots) else None)
         # Checked while written: the generated functions check what `validate` checks and
@@ -93,6 +93,21 @@ def to_bytes(
                 data = writer.document()
         assert data is not None
         return data
+
+
+def read_ids(roots: list[EObject], objects: list[EObject]) -> dict[EObject, str]:
+    """Without an id function, the ids a reader gave the objects (``xmi:id``s of the
+    documents the roots were read from): a document read and written back keeps them."""
+    tables: list[dict[EObject, str]] = []
+    for root in roots:
+        resource = root.eResource
+        table = resource.__dict__.get(IDS_KEY) if resource is not None else None
+        if table and all(table is not t for t in tables):
+            tables.append(table)
+    if not tables:
+        return {}
+    found = tables[0] if len(tables) == 1 else {k: v for t in tables for k, v in t.items()}
+    return {obj: ident for obj in objects if (ident := found.get(obj)) is not None}
 
 
 class ClassPlan:
