@@ -12,8 +12,8 @@ fragments (``//@paragraphs.1``: the index among the member's values), dumps and 
 ``eContents`` order (member by member) come out as EMF's.
 
 The readers and writers use `groups_of` (per class: member name → (group, member)) and
-`entries`; `is_feature_map` tells the attribute apart. Mixed content (text between the
-elements) is not read: a character entry is an error of the reader, not a silent loss.
+`entries`; `is_feature_map` tells the attribute apart. The text of a ``mixed`` map is not
+kept, as EMF's XMIResource (without ExtendedMetaData options) does not keep it.
 """
 
 from __future__ import annotations

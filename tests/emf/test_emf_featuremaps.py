@@ -196,3 +196,42 @@ def test_a_bad_entry_is_refused_with_every_problem(tmp_path: Path) -> None:
         exc.value.notes[2].message.split(": ", 1)[1],
     ]
     assert exc.value.notes[2].message.endswith("is not an object of this document")
+
+
+MIXED = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<ecore:EPackage xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
+    ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    f' xmlns:ecore="{ECORE}" name="mx" nsURI="http://example.org/mx" nsPrefix="mx">\n'
+    '  <eClassifiers xsi:type="ecore:EClass" name="Para">\n'
+    f'    <eAnnotations source="{EMD}">\n      <details key="kind" value="mixed"/>\n    </eAnnotations>\n'
+    '    <eStructuralFeatures xsi:type="ecore:EAttribute" name="mixed" upperBound="-1"'
+    f' eType="ecore:EDataType {ECORE}#//EFeatureMapEntry">\n'
+    f'      <eAnnotations source="{EMD}">\n        <details key="kind" value="elementWildcard"/>\n'
+    '        <details key="name" value=":mixed"/>\n      </eAnnotations>\n    </eStructuralFeatures>\n'
+    + _member("EReference", "bold", "#//Para", ' containment="true"').replace("#content", "#mixed")
+    + "  </eClassifiers>\n</ecore:EPackage>\n"
+)
+
+
+def test_mixed_maps_read_as_emfs_xmi_resource_reads_them(emf: EmfChecker, tmp_path: Path) -> None:
+    """Text between the elements of a mixed map: EMF's XMIResource (no ExtendedMetaData
+    option) keeps the elements and drops the text; so does cfmodel, and writes EMF's bytes."""
+    (tmp_path / "mx.ecore").write_text(MIXED, encoding="utf-8")
+    doc = tmp_path / "p.xmi"
+    doc.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<mx:Para xmi:version="2.0" xmlns:xmi="http://www.omg.org/XMI"'
+        ' xmlns:mx="http://example.org/mx">Hello <bold>big<bold/></bold> world<!-- c --></mx:Para>\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "emf"
+    out.mkdir()
+    report = emf.check([tmp_path / "mx.ecore"], [doc], resave_dir=out)
+    assert report.clean, report.problems()
+    rset = ResourceSet()
+    ecore_files.read(tmp_path / "mx.ecore", rset)
+    read = xmi.read(doc, rset)
+    assert canonical.dump_objects(read.roots, read.ids) == report.dump("p.xmi")
+    assert report.dump("p.xmi")[1] == "  mixed = [bold=@/0/bold.0]"
+    written = xmi.to_bytes(read.roots, xmi.XmiOptions(emf_layout=True), location=out / "p.xmi")
+    assert written == (out / "p.xmi").read_bytes()
