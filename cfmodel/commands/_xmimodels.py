@@ -11,8 +11,8 @@ atomic set, at the same places relative to each other, ``href``s between them re
 ``--emf-layout`` writes what EMF's own serializer writes. Options shared by the three:
 ``--ecore`` (metamodels, read first, together; default: the ``.ecore`` files beside the
 first file, as ``cfmodel.load_xmi``), ``--uri-map PREFIX=TARGET`` (``platform:/resource/``
-→ a workspace), ``--root DIR`` (where references may lead; default: the directory of the
-first file), ``--lazy`` (documents that are referred to are not read: proxies).
+→ a workspace), ``--root DIR`` (where references may lead; default: the directory all the files
+are in), ``--lazy`` (documents that are referred to are not read: proxies).
 Registered under ``cfmodel xmi`` by `cfmodel.commands.compile` (which makes that group).
 """
 
@@ -204,7 +204,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="read documents referred to by URI from TARGET (platform:/resource/=../ws/); repeatable",
     )
     p.add_argument(
-        "--root", metavar="DIR", help="where references may lead (default: the first file's directory)"
+        "--root", metavar="DIR", help="where references may lead (default: the directory the files are in)"
     )
     p.add_argument("--lazy", action="store_true", help="do not read the documents the files refer to")
 

@@ -147,3 +147,21 @@ def test_file_names_are_escaped_in_hrefs_and_read_back(tmp_path: Path) -> None:
     assert '<uplink href="my%20nets/b%20%231.xmi#/"/>' in text
     (back,) = xmi.read(tmp_path / "out" / "a.xmi", rset).roots
     assert back.uplink.name == "B" and back.uplink.nodes[0].name == "b1"
+
+
+def test_files_read_together_may_refer_to_each_other(tmp_path: Path) -> None:
+    a = _model(tmp_path / "proj", "sub/b.xmi#b1")
+    (tmp_path / "proj" / "sub").mkdir()
+    b = tmp_path / "proj" / "sub" / "b.xmi"
+    b.write_text(
+        HEAD + ' name="B" uplink="../a.xmi#/">\n  <nodes xmi:id="b1" name="b1"/>\n</net:Network>\n',
+        encoding="utf-8",
+    )
+    rset = _rset(tmp_path / "proj")
+    doc_b, doc_a = xmi.read_all([b, a], rset)  # the root is proj/, where both are
+    assert (
+        doc_b.roots[0].uplink is doc_a.roots[0] and doc_a.roots[0].nodes[0].gateway is doc_b.roots[0].nodes[0]
+    )
+    with pytest.raises(CfSerializationError) as exc:  # alone, b.xmi may not leave sub/
+        xmi.read(b, _rset(tmp_path / "proj"))
+    assert exc.value.code == "outside-root"

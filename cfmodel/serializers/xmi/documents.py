@@ -37,24 +37,24 @@ def read_all(
 ) -> list[Document]:
     """Read each file into `rset` (in order), and with it the files its references name
     (unless `load_references` is off); a file already in the resource set is not read again.
+    References may lead into `XmiOptions.root`, by default the directory all the files are in.
 
     Raises:
         CfSerializationError: what `xmi.read` raises, for any of the files.
     """
-    from cfmodel.serializers.xmi import (
-        read,
-    )  # lazy: a cycle otherwise; the package's __init__ imports this module
+    # lazy: the package's __init__ imports this module
+    from cfmodel.serializers.xmi import read
 
     opts = options or XmiOptions()
+    paths = list(paths)
+    if opts.root is None and paths:  # the files given may refer to each other: their common directory
+        common = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in paths])
+        opts = dataclasses.replace(opts, root=Path(common))
     found: list[Document] = []
     for path in paths:
         document = existing(rset, path)
         if document is None:
-            document = read(
-                path,
-                rset,
-                opts if opts.root is not None else dataclasses.replace(opts, root=_root_of(path, opts)),
-            )
+            document = read(path, rset, opts)
         found.append(document)
     return found
 
