@@ -303,6 +303,7 @@ _ALL: list[ErrorCode] = [
         ("bad-value", "a literal in a model file is not a valid value of its data type"),
         ("json-syntax", "a JSON model file is not UTF-8 or not JSON"),
         ("bad-xmi", "an XMI file is not a model cfmodel can read"),
+        ("duplicate-id", "warning: an XMI file gives one xmi:id to several objects (EMF reads it so)"),
         ("invalid-metamodel", "a metamodel is not valid Ecore and cannot be written"),
         ("invalid-model", "a model breaks its metamodel or its constraints, so it is not written"),
         ("io", "a file cannot be read or written"),

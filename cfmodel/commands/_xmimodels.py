@@ -4,7 +4,8 @@
 name, each once) into one resource set, checks every document as the writers do, and
 prints one line per document (roots, objects, references to other documents, proxies);
 an unresolved proxy is a warning at the reference's line (``unresolved-proxy``), features
-out of their bounds a warning (``model-bounds``), anything else an error (exit 1).
+out of their bounds a warning (``model-bounds``), as is an ``xmi:id`` given to several
+objects (``duplicate-id``: EMF reads and writes such files), anything else an error (exit 1).
 ``dump`` prints each document's canonical dump (the format ``tests/emf/EmfChecker.java``
 prints from EMF's reading). ``copy ... -o DIR`` writes the documents read into DIR as one
 atomic set, at the same places relative to each other, ``href``s between them rewritten;
@@ -126,9 +127,14 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", validate.BoundsWarning)
+            warnings.simplefilter("always", validate.DuplicateIdWarning)
             try:
                 validate.check_objects(
-                    facts["objects"], document.ids, elsewhere=crossrefs.Hrefs(name), outside=[]
+                    facts["objects"],
+                    document.ids,
+                    elsewhere=crossrefs.Hrefs(name),
+                    outside=[],
+                    ids_as_read=True,
                 )
             except CfSerializationError as error:
                 failed = True
@@ -137,7 +143,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                     Diagnostic(Span(name, 1, 1, 1, 2), message, error.code, Severity.ERROR, error.notes), args
                 )
         for w in caught:
-            if isinstance(w.message, validate.BoundsWarning):
+            if isinstance(w.message, validate.DuplicateIdWarning):
+                said = str(w.message).removeprefix("written as read: ")
+                print_warning(
+                    Diagnostic(Span(name, 1, 1, 1, 2), said, "duplicate-id", Severity.WARNING), args
+                )
+            elif isinstance(w.message, validate.BoundsWarning):
                 print_warning(
                     Diagnostic(Span(name, 1, 1, 1, 2), str(w.message), "model-bounds", Severity.WARNING), args
                 )

@@ -199,6 +199,11 @@ def _check_reference(f: Any, where: str, problems: list[str]) -> None:
 # ---- instance models ------------------------------------------------------------------
 
 
+class DuplicateIdWarning(UserWarning):
+    """A document read with an ``xmi:id`` given to several objects (EMF reads such files,
+    and writes them back so) was written with those ids."""
+
+
 class BoundsWarning(UserWarning):
     """A model was written although features break their bounds (a required feature not
     set, too few or too many values): EMF saves such models too, and its Diagnostician
@@ -213,6 +218,7 @@ def check_objects(
     check_ids: bool = True,
     elsewhere: Callable[[EObject], str | None] | None = None,
     outside: list[EObject] | None = None,
+    ids_as_read: bool = False,
 ) -> list[str]:
     """Check a whole document (`objects` in pre-order) before it is written.
 
@@ -223,14 +229,21 @@ def check_objects(
     Problems that stop the writing raise `CfSerializationError`; bound problems (which
     EMF writes) are returned and reported once as a `BoundsWarning`. A target outside the
     document is a problem unless `elsewhere` names it (an object of another document, or
-    a proxy: see `crossrefs.Hrefs`); such targets are appended to `outside`.
+    a proxy: see `crossrefs.Hrefs`); such targets are appended to `outside`. With
+    `ids_as_read` (the ids are those a reader read), an id given to several objects, as
+    EMF reads and writes it, is one `DuplicateIdWarning`, not a problem.
     """
     features = cache or model.FeatureCache()
     problems: list[str] = []
     bounds: list[str] = []
     inside = {id(o) for o in objects}
     if check_ids:
-        _check_ids(ids, problems)
+        repeated: list[str] = []
+        _check_ids(ids, problems, repeated if ids_as_read else None)
+        if repeated:
+            warnings.warn(
+                DuplicateIdWarning(f"written as read: {'; '.join(repeated[:MAX_REPORTED])}"), stacklevel=3
+            )
     id_attrs: dict[tuple[int, Any], str] = {}
     rules: dict[type, _Rules] = {}
     pairs = Pairs()
@@ -458,7 +471,7 @@ def _check_object(
             _check_id_attribute(obj, f, where, id_attrs, problems)
 
 
-def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
+def _check_ids(ids: Mapping[EObject, str], problems: list[str], repeated: list[str] | None = None) -> None:
     values = list(ids.values())
     try:  # the common case at C speed: distinct ASCII identifiers (NCNames); else say what is wrong
         if (
@@ -479,7 +492,9 @@ def _check_ids(ids: Mapping[EObject, str], problems: list[str]) -> None:
             continue
         if ident in owner:
             both = f"{owner[ident].eClass.name}, {obj.eClass.name}"
-            problems.append(f"id {ident!r} is given to two objects ({both})")
+            (problems if repeated is None else repeated).append(
+                f"id {ident!r} is given to two objects ({both})"
+            )
         else:
             owner[ident] = obj
 

@@ -602,6 +602,10 @@ class Reader:
         found = self.by_class.get(id(eclass))
         if found is not None and found.eclass is eclass:
             return found
+        if not hasattr(eclass, "eStructuralFeatures"):  # a reference without a type, or typed by a data type
+            raise self.fail(
+                f"no class to make here (the feature's type is {getattr(eclass, 'name', eclass)!r})"
+            )
         if eclass.abstract:
             raise self.fail(f"class {eclass.name!r} is abstract")
         plan = ReadPlan(eclass)

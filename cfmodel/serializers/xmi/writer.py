@@ -76,7 +76,9 @@ def to_bytes(
         data = writer.document(checked=True) if fast else None
         if data is None:
             outside: list[EObject] = []
-            validate.check_objects(objects, ids, cache, elsewhere=elsewhere, outside=outside)
+            validate.check_objects(
+                objects, ids, cache, elsewhere=elsewhere, outside=outside, ids_as_read=opts.id_of is None
+            )
             if outside or general_only:
                 data = general.GeneralWriter(
                     roots,
