@@ -43,7 +43,7 @@ through it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -1030,12 +1030,14 @@ def instance_diagram(
     return diagram(objects, id_of, max_objects, title=title)
 
 
-def read_metamodels(files: Sequence[Path], rset: ResourceSet) -> list[EPackage]:
-    """``.ecore`` files read together into *rset* (they may refer to each other), their root
-    packages in the order their references need."""
+def read_metamodels(
+    files: Sequence[Path], rset: ResourceSet, uri_map: Mapping[str, str] | None = None
+) -> list[EPackage]:
+    """``.ecore`` files read together into *rset* (they may refer to each other, also by
+    URIs *uri_map* turns into paths), their root packages in the order their references need."""
     from cfmodel.transforms.cf.ecore_import import read_ecore_files
 
-    return read_ecore_files(list(files), rset)
+    return read_ecore_files(list(files), rset, uri_map=uri_map)
 
 
 def metamodel_shapes(packages: Sequence[EPackage]) -> CfShapes:

@@ -48,10 +48,10 @@ def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     read for their references), in order."""
     from pyecore.resources import ResourceSet
 
+    from cfmodel.pipeline import read_metamodels
     from cfmodel.serializers import xmi
     from cfmodel.serializers.base import IDS_KEY
     from cfmodel.serializers.xmi.documents import existing
-    from cfmodel.transforms.cf.ecore_import import read_ecore_files
 
     rset = ResourceSet()
     ecores = [Path(e) for e in args.ecore or []]
@@ -60,7 +60,7 @@ def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         ecores = sorted(beside.glob("*.ecore"))
         if not ecores:
             raise CfUsageError(f"no .ecore file beside {args.files[0]}: give the metamodels with --ecore")
-    read_ecore_files(ecores, rset, uri_map=dict(args.uri_map or []))
+    read_metamodels(ecores, rset, uri_map=dict(args.uri_map or []))
     given = xmi.read_all(args.files, rset, _options(args))
     seen = {id(d.resource) for d in given}
     others = [
