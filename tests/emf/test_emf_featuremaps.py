@@ -13,7 +13,7 @@ import pytest
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError
-from cfmodel.serializers import canonical, featuremaps, xmi
+from cfmodel.serializers import canonical, crossrefs, featuremaps, xmi
 from cfmodel.serializers import ecore as ecore_files
 
 from .emf import EmfChecker
@@ -235,3 +235,18 @@ def test_mixed_maps_read_as_emfs_xmi_resource_reads_them(emf: EmfChecker, tmp_pa
     assert report.dump("p.xmi")[1] == "  mixed = [bold=@/0/bold.0]"
     written = xmi.to_bytes(read.roots, xmi.XmiOptions(emf_layout=True), location=out / "p.xmi")
     assert written == (out / "p.xmi").read_bytes()
+
+
+def test_references_in_entries_are_proxies_until_resolved(emf: EmfChecker, tmp_path: Path) -> None:
+    out = _emf_written(emf, tmp_path)
+    rset = ResourceSet()
+    ecore_files.read(out / "doc.ecore", rset)
+    (d,) = xmi.read_all([out / "d.xmi"], rset, xmi.XmiOptions(load_references=False))
+    (section,) = d.roots
+    outer = section.content[5]
+    assert (
+        outer.feature.name == "cites"
+        and crossrefs.proxy_uri(outer.value) == f"file:{out}/e.xmi#//@paragraphs.0"
+    )
+    assert xmi.resolve_proxies(rset) == []
+    assert crossrefs.proxy_uri(outer.value) is None and outer.value.text == "e1"

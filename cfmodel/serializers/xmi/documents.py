@@ -26,7 +26,7 @@ from pyecore.ecore import EAttribute, EObject
 from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError, Span
-from cfmodel.serializers import atomic, canonical, crossrefs, linking, model
+from cfmodel.serializers import atomic, canonical, crossrefs, featuremaps, linking, model
 from cfmodel.serializers.base import IDS_KEY, Document, ids_from
 from cfmodel.serializers.xmi.options import XmiOptions
 from cfmodel.serializers.xmi.writer import read_ids, to_bytes
@@ -91,6 +91,14 @@ def resolve_proxies(rset: ResourceSet, options: XmiOptions | None = None) -> lis
         location = str(resource.uri.plain)
         for obj in canonical.walk(list(resource.contents)):
             for f in model.persistent_features(obj.eClass):
+                if featuremaps.is_feature_map(f):  # its entries that are references
+                    for e in featuremaps.entries(obj, f):
+                        member = e.feature
+                        if not isinstance(member, EAttribute) and not member.containment:
+                            target = _target(e.value, location, rset, opts, unresolved)
+                            if target is not None:
+                                e.value = target
+                    continue
                 if isinstance(f, EAttribute) or f.containment or model.is_container_ref(f):
                     continue
                 _resolve_feature(obj, f, location, rset, opts, unresolved)
