@@ -30,13 +30,18 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
-def run_cfmodel(*args: str, cwd: Path, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cfmodel(
+    *args: str, cwd: Path, cache: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``python -m cfmodel ARGS`` as a user runs it: text output captured, bounded in time.
 
-    ``cache`` becomes ``CFMODEL_CACHE_DIR`` (None keeps the caller's setting); ``CFMODEL_DEBUG``
-    is removed so that an internal error looks as it does for users.
+    The one way the tests run the CLI in a subprocess (the few that need a terminal, resource
+    limits or to kill it midway make their own process). ``cache`` becomes
+    ``CFMODEL_CACHE_DIR`` (None keeps the caller's setting); ``env`` adds variables (such as
+    ``PYTHONPATH``); ``CFMODEL_DEBUG`` is removed so that an internal error looks as it does
+    for users.
     """
-    env = {k: v for k, v in os.environ.items() if k != "CFMODEL_DEBUG"}
+    env = {**{k: v for k, v in os.environ.items() if k != "CFMODEL_DEBUG"}, **(env or {})}
     if cache is not None:
         env["CFMODEL_CACHE_DIR"] = str(cache)
     return subprocess.run(

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from cfmodel.console import DiagnosticStream, Progress
+from tests.conftest import run_cfmodel
 
 REPO = Path(__file__).resolve().parents[2]
 WEBSHOP = REPO / "examples" / "webshop"
@@ -147,10 +148,7 @@ def test_a_diagnostic_goes_above_the_progress_line(tmp_path: Path) -> None:
 
 
 def test_silent_when_not_a_terminal_quiet_or_json(tmp_path: Path) -> None:
-    env = {**os.environ, "CFMODEL_CACHE_DIR": str(tmp_path / ".cache")}
-    piped = subprocess.run(
-        [sys.executable, "-m", "cfmodel", "compile", str(WEBSHOP)], capture_output=True, text=True, env=env
-    )
+    piped = run_cfmodel("compile", str(WEBSHOP), cwd=tmp_path, cache=tmp_path / ".cache")
     assert piped.returncode == 0 and piped.stderr == ""
     for flags in (["-q"], ["--format", "json"]):
         code, _, terminal = on_a_terminal("compile", str(WEBSHOP), *flags, cwd=tmp_path)

@@ -6,9 +6,6 @@ in (issue 12, item 6)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
@@ -17,6 +14,7 @@ import pytest
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
 from cfmodel.transforms.cf.ecore_import import cf_expression, import_ecore
+from tests.conftest import run_cfmodel
 
 EMD = "http:///org/eclipse/emf/ecore/util/ExtendedMetaData"
 PAYLOAD = 'std::print("INJECTED")'
@@ -148,14 +146,7 @@ def test_a_hostile_metamodel_imports_to_definitions_only(case: str, tmp_path: Pa
     statements = statements_of(tmp_path / "out")
     assert statements
     assert all(isinstance(s, DEFINITIONS) for s in statements), [type(s).__name__ for s in statements]
-    env = {**os.environ, "CFMODEL_CACHE_DIR": str(tmp_path / ".cache")}
-    result = subprocess.run(
-        [sys.executable, "-m", "cfmodel", "compile", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    result = run_cfmodel("compile", str(tmp_path / "out"), cwd=tmp_path, cache=tmp_path / ".cache")
     assert result.returncode == 0, result.stderr
     assert "INJECTED" not in result.stdout + result.stderr.replace(repr("INJECTED"), "")
 

@@ -20,6 +20,7 @@ import pytest
 
 from cfmodel.transforms.cf.export import export_resources
 from tests.compiler.conftest import Project, error_of, values
+from tests.conftest import run_cfmodel
 
 V2_PLUGINS = """
 from inmanta.plugins import plugin, Context
@@ -151,12 +152,7 @@ def test_check_says_which_std_and_notes_ignored_settings(installed: Path, projec
             "main.cf": "import greeter\n",
         }
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "cfmodel", "check", str(project.root)],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": f"{installed}:{Path(__file__).resolve().parents[2]}"},
-    )
+    done = run_cfmodel("check", str(project.root), cwd=project.root, env=_python_path(installed))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert (
@@ -226,18 +222,16 @@ def test_cfmodel_export_writes_the_resources(installed: Path, project: Project) 
     )
     output = project.root / "out" / "resources.json"
     output.parent.mkdir()
-    command = [sys.executable, "-m", "cfmodel", "export", str(project.root), "-o", str(output)]
-    env = {"PYTHONPATH": f"{installed}:{Path(__file__).resolve().parents[2]}"}
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    command = ("export", str(project.root), "-o", str(output))
+    env = _python_path(installed)
+    done = run_cfmodel(*command, cwd=project.root, env=env)
     assert (done.returncode, done.stderr) == (0, "p: 1 resources\n")
     first = output.read_bytes()
     assert [r["id"] for r in json.loads(first)] == ["greeter::File[h1,path=/a],v=0"]
-    subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    assert run_cfmodel(*command, cwd=project.root, env=env).returncode == 0
     assert output.read_bytes() == first  # byte-identical on a second run
     broken = {"main.cf": 'import greeter\nh = greeter::Host(name="h1")\nx = greeter::nothere()\n'}
-    failed = subprocess.run(
-        [*command], capture_output=True, text=True, env=env, cwd=project.write(broken).root
-    )
+    failed = run_cfmodel(*command, cwd=project.write(broken).root, env=env)
     assert failed.returncode == 1 and "[unknown-plugin]" in failed.stderr
     assert output.read_bytes() == first  # a failed export leaves the file as it was
 
@@ -264,11 +258,8 @@ def test_the_export_fills_the_resource_graph(installed: Path, project: Project) 
     assert sorted((e.source, e.target) for e in graph.edges) == [
         ("greeter::File[h1,path=/etc]", "greeter::File[h1,path=/etc/motd]")
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "cfmodel", "graph", str(project.root), "--format", "order"],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": f"{installed}:{Path(__file__).resolve().parents[2]}"},
+    done = run_cfmodel(
+        "graph", str(project.root), "--format", "order", cwd=project.root, env=_python_path(installed)
     )
     assert (done.returncode, done.stdout) == (
         0,
@@ -346,3 +337,8 @@ def test_inmanta_core_imported_before_the_compile_is_refused_with_the_reason(
         f"process imported inmanta-core ({tmp_path}/core-site/inmanta/__init__.py) before cfmodel loaded module "
         "code: its plugins would register with inmanta-core's compiler, not cfmodel's;"
     ), out
+
+
+def _python_path(installed: Path) -> dict[str, str]:
+    """The environment a subprocess needs to import the installed package and cfmodel."""
+    return {"PYTHONPATH": f"{installed}:{Path(__file__).resolve().parents[2]}"}

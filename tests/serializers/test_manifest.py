@@ -5,15 +5,14 @@ files it never wrote, and files another export still claims, are kept."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cfmodel.serializers import atomic
+from tests.conftest import run_cfmodel
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = ".cfmodel-manifest.json"
@@ -109,15 +108,7 @@ def _project(root: Path, entities: list[str]) -> None:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CFMODEL_CACHE_DIR": str(cwd / ".cache")}
-    return subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    return run_cfmodel(*args, cwd=cwd, cache=cwd / ".cache")
 
 
 def test_xmi_export_removes_the_ecore_files_of_an_earlier_run(tmp_path: Path) -> None:

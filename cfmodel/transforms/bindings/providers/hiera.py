@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -627,9 +627,3 @@ def lookup(config: Path, facts: Mapping[str, Value], key: str, merge: Merge | No
     found = hierarchy.lookup(str(segments[0]), merge)
     value = dig(found.value, segments[1:]) if found is not None else MISSING
     return None if found is None or value is MISSING else Found(value, found.sources, found.merge)
-
-
-def merges_for(keys: Sequence[str], spec: Value) -> dict[str, Merge]:
-    """The same merge behaviour forced for every key given."""
-    merge = parse_merge(spec)
-    return {key: merge for key in keys}
