@@ -120,8 +120,11 @@ def expected_text(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def syntax_error(file: str, line: int, col: int, found: str, expected: list[str]) -> CfSyntaxError:
-    """``unexpected 'found' (expected ...)`` at the found token (``end of file`` when empty)."""
+def syntax_error(
+    file: str, line: int, col: int, found: str, expected: list[str], code: str = "syntax"
+) -> CfSyntaxError:
+    """``unexpected 'found' (expected ...)`` at the found token (``end of file`` when empty),
+    with the grammar's error code (``syntax``; mcl's: ``mcl-parse``)."""
     span = Span(file, line, col, line, col + max(len(found), 1))
     what = f"unexpected {found!r}" if found else "unexpected end of file"
-    return CfSyntaxError(f"{what} (expected {expected_text(expected)})", span, "syntax")
+    return CfSyntaxError(f"{what} (expected {expected_text(expected)})", span, code)

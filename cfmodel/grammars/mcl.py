@@ -31,7 +31,7 @@ from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars import frontend, peg
 from cfmodel.grammars import mcl_nodes as n
-from cfmodel.grammars.frontend import attr, attrs, expected_text, rule_of
+from cfmodel.grammars.frontend import attr, attrs, rule_of, syntax_error
 from cfmodel.grammars.positions import LineIndex
 
 GRAMMAR = Path(__file__).with_name("mcl.tx")
@@ -134,13 +134,10 @@ def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
     index = LineIndex(text, file)
     offset = min(index.offset(line, col), len(text)) if line <= len(index.line_starts) else len(text)
     match = re.match(r"\"[^\"\n]*\"?|[$\w]+|->|=>|\?:|\|\||==|!=|<=|>=|\S", text[offset:])
-    found = match.group(0) if match else ""
-    span = Span(file, line, col, line, col + max(len(found), 1))
-    what = f"unexpected {found!r}" if found else "unexpected end of file"
-    return CfSyntaxError(f"{what} (expected {_expected(err)})", span, "mcl-parse")
+    return syntax_error(file, line, col, match.group(0) if match else "", _expected(err), "mcl-parse")
 
 
-def _expected(err: TextXSyntaxError) -> str:
+def _expected(err: TextXSyntaxError) -> list[str]:
     names: list[str] = []
     for rule in err.expected_rules or ():
         rule_name = str(getattr(rule, "rule_name", "") or "")
@@ -150,7 +147,7 @@ def _expected(err: TextXSyntaxError) -> str:
             names.append(text)
     if sum(1 for name in names if name in _EXPRESSION_STARTS) >= 4:
         names = [name for name in names if name not in _EXPRESSION_STARTS] + ["an expression"]
-    return expected_text(names)
+    return names
 
 
 @functools.cache
