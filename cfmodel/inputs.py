@@ -156,7 +156,7 @@ def load_json(text: str) -> Any:
         json.JSONDecodeError: not JSON, or nested deeper than `MAX_YAML_DEPTH` (at the
             bracket that goes too deep).
     """
-    _check_json_depth(text)
+    check_json_nesting(text)  # measured at C speed first (Hiera's data files, cfmodel's JSON)
     try:
         return json.loads(text)
     except RecursionError:  # not reached after the check; kept as the last line of defence
@@ -216,7 +216,7 @@ _JSON_DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 def check_json_nesting(text: str) -> None:
     """Refuse (`json.JSONDecodeError`, at the bracket) a JSON text nested deeper than
     `MAX_YAML_DEPTH`, before a parser sees it: for readers that call ``json`` themselves
-    (`load_json` checks this itself). Large documents are first measured at C speed
+    (and for `load_json`). Large documents are first measured at C speed
     (`_within_json_depth`); only a text that measure cannot clear is scanned token by
     token (the same verdict, and the position)."""
     if text.count("[") + text.count("{") <= MAX_YAML_DEPTH or _within_json_depth(text):

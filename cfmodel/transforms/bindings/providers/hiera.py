@@ -128,6 +128,7 @@ class Hierarchy:
     _options: dict[Any, Value] | None = None
     _looking: list[Any] = field(default_factory=list)
     _nested: dict[Any, Found | None] = field(default_factory=dict)  # nested lookups done
+    _resolved_root: Path | None = None  # `root` with its symlinks resolved, once
 
     @classmethod
     def read(cls, config: Path, facts: Mapping[str, Value], root: Path | None = None) -> Hierarchy:
@@ -202,7 +203,9 @@ class Hierarchy:
 
     def _confine(self, path: Path, what: str, span: Span | None) -> None:
         """Refuse *path* unless it stays inside the root once symlinks are resolved."""
-        root = (self.root or self.config.parent).resolve()
+        root = self._resolved_root
+        if root is None:
+            root = self._resolved_root = (self.root or self.config.parent).resolve()
         try:
             resolved = path.resolve()
         except (OSError, RuntimeError):  # a symlink loop, a name too long
