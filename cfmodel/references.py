@@ -374,12 +374,13 @@ def _is_reference_class(cls: type) -> bool:
     return known
 
 
-_PLAIN = frozenset({str, int, float, bool, list, dict, type(None)})
+_PLAIN: frozenset[type] = frozenset({str, int, float, bool, list, dict, type(None)})
+_KNOWN_CLASSES.update(dict.fromkeys(_PLAIN, False))  # the language's own values: one lookup
 
 
 def is_reference(value: object) -> bool:
-    kind = type(value)
-    return kind not in _PLAIN and _is_reference_class(kind)
+    known = _KNOWN_CLASSES.get(type(value))
+    return known if known is not None else _is_reference_class(type(value))
 
 
 def unwrap_reference(value: object) -> Any:

@@ -311,6 +311,9 @@ def to_text(value: Any) -> str:
     shows them."""
     if type(value) is str:
         return value
+    kind = type(value)
+    if kind is int or kind is bool:  # as they are: no whole float, no reference
+        return str(value)
     value = whole_as_int(value)
     if value is None or type(value) is list or type(value) is dict:
         return _shown(value)

@@ -65,7 +65,7 @@ def find_existing(ev: Evaluator, info: EntityInfo, direct: dict[str, Any], span:
     found: Instance | None = None
     for position, (_, names) in enumerate(info.indexes):
         values = [direct[n] for n in names]
-        if _unindexable(info, names, values, span):
+        if not _KEY_TYPES.issuperset(map(type, values)) and _unindexable(info, names, values, span):
             continue  # an unknown key matches no other instance (inmanta)
         key = tuple(index_key_part(v) for v in values)
         table = ev.index_tables.get((id(info), position))
@@ -107,7 +107,9 @@ def register(ev: Evaluator, instance: Instance) -> None:
             for name in names:
                 slot = instance.slots.get(name)
                 values.append(slot_value(slot))
-            if _unindexable(owner, names, values, instance.span):
+            if not _KEY_TYPES.issuperset(map(type, values)) and _unindexable(
+                owner, names, values, instance.span
+            ):
                 continue  # not in this index: no lookup can name an unknown key
             key = tuple(index_key_part(v) for v in values)
             table_key = (id(owner), position)
@@ -137,6 +139,10 @@ def register(ev: Evaluator, instance: Instance) -> None:
     info.count += 1
     if ev.injection is not None and ev.injection.waits:
         ev.injection.registered(instance)
+
+
+#: Key values that are neither Unknown nor a reference (`_unindexable` is asked about the others).
+_KEY_TYPES = frozenset({str, int, float, bool, type(None), Instance})
 
 
 def _unindexable(info: EntityInfo, names: tuple[str, ...], values: list[Any], span: Span) -> bool:
