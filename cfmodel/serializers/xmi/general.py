@@ -37,7 +37,8 @@ from typing import Any
 
 from pyecore.ecore import EAttribute, EObject
 
-from cfmodel.serializers import crossrefs, datatypes, ecorepaths, featuremaps, linking, model
+from cfmodel.metamodel.runtime import fastpath
+from cfmodel.serializers import canonical, crossrefs, datatypes, ecorepaths, featuremaps, linking, model
 from cfmodel.serializers.base import XMI_NS, XSI_NS
 from cfmodel.serializers.xmi.options import SCHEMA_LOCATION_KEY, XML_DECLARATION
 from cfmodel.serializers.xmlwrite import escape_attr, escape_text
@@ -58,10 +59,24 @@ def _emf_escape(pattern: re.Pattern[str]) -> Callable[[str], str]:
     return escape
 
 
-# What an object writes as child elements: (kind, feature, values), kinds below (in
-# cfmodel's layout, in this order; a feature map's entries with the children).
-_VALUES, _HREFS, _CHILDREN, _ENTRIES = range(4)
-Element = tuple[int, Any, list[Any]]
+# What an object writes as child elements: (kind, its feature's plan, values), kinds below
+# (in cfmodel's layout, in this order; a feature map's entries with the children); a
+# plan's other kinds: single-valued attributes (XML attributes), references (XML attributes
+# or, when a target is elsewhere, _HREFS elements).
+_VALUES, _HREFS, _CHILDREN, _ENTRIES, _SINGLE_ATTR, _REFS = range(6)
+# (kind, feature, name, type, literal function of an attribute's values or None)
+_Plan = tuple[int, Any, str, Any, Callable[[Any], str] | None]
+Element = tuple[int, _Plan, list[Any]]
+_PROXY = crossrefs.PROXY_KEY
+
+
+def _plan_of(f: Any) -> _Plan:
+    if featuremaps.is_feature_map(f):
+        return (_ENTRIES, f, f.name, None, None)
+    if isinstance(f, EAttribute):
+        kind = _VALUES if f.many else _SINGLE_ATTR
+        return (kind, f, f.name, f.eType, datatypes.codec_for(f.eType).to_literal)
+    return (_CHILDREN if f.containment else _REFS, f, f.name, f.eType, None)
 
 
 class GeneralWriter:
@@ -98,9 +113,10 @@ class GeneralWriter:
         self.used: set[str] = set()  # nsURIs the document names (EMF's layout)
         self.packages: dict[str, Any] = {}
         self.xsi = not emf_layout
-        self.features: dict[int, list[Any]] = {}
+        self.plans: dict[int, list[_Plan]] = {}
+        self.qnames: dict[int, str] = {}
         if not emf_layout:  # every class of the document, in document order (as the fast writer)
-            for obj in objects:
+            for obj in canonical.one_per_class(objects):
                 self.qname(obj.eClass)
 
     def attrs_text(self, attrs: list[tuple[str, str]]) -> str:
@@ -108,10 +124,13 @@ class GeneralWriter:
         return "".join(f' {k}="{esc(v)}"' for k, v in attrs)
 
     def qname(self, eclass: Any) -> str:
-        pkg = eclass.ePackage
-        self.used.add(pkg.nsURI)
-        self.packages[pkg.nsURI] = pkg
-        return f"{self.prefix(pkg)}:{eclass.name}"
+        found = self.qnames.get(id(eclass))
+        if found is None:
+            pkg = eclass.ePackage
+            self.used.add(pkg.nsURI)
+            self.packages[pkg.nsURI] = pkg
+            found = self.qnames[id(eclass)] = f"{self.prefix(pkg)}:{eclass.name}"
+        return found
 
     def document(self) -> bytes:
         body: list[str] = []
@@ -150,14 +169,16 @@ class GeneralWriter:
         fragment = ecorepaths.fragment_of(pkg)
         return where if fragment in ("/", "//") else f"{where}#{fragment}"
 
-    def persistent(self, eclass: Any) -> list[Any]:
-        found = self.features.get(id(eclass))
+    def plan(self, eclass: Any) -> list[_Plan]:
+        """The class's written features, each read once from PyEcore: (kind, feature, name,
+        its type, the literal function of an attribute's values)."""
+        found = self.plans.get(id(eclass))
         if found is None:
             feats = [f for f in model.persistent_features(eclass) if not model.is_container_ref(f)]
             if not self.emf:  # cfmodel's order: single-valued attributes, then the rest
                 single = [f for f in feats if isinstance(f, EAttribute) and not f.many]
                 feats = single + [f for f in feats if not (isinstance(f, EAttribute) and not f.many)]
-            found = self.features[id(eclass)] = feats
+            found = self.plans[id(eclass)] = [_plan_of(f) for f in feats]
         return found
 
     def element(
@@ -169,8 +190,8 @@ class GeneralWriter:
         if ident is not None:
             attrs.append(("xmi:id", ident))
         elements: list[Element] = []
-        for f in self.persistent(obj.eClass):
-            self.feature(obj, f, attrs, elements)
+        for p in self.plan(obj.eClass):
+            self.feature(obj, p, attrs, elements)
         if not self.emf:
             elements.sort(key=lambda e: min(e[0], _CHILDREN))  # stable: values, hrefs, children
         start = f"{indent}<{tag}{typed}{chr(0) if root else ''}{self.attrs_text(attrs)}"
@@ -179,20 +200,21 @@ class GeneralWriter:
             return
         out.append(start + ">\n")
         inner = "  " * (depth + 1)
-        for kind, f, values in elements:
+        esc = self.esc_text
+        for kind, (_, f, name, etype, literal), values in elements:
             if kind == _VALUES:
-                literal = datatypes.codec_for(f.eType).to_literal
-                out.extend(f"{inner}<{f.name}>{self.esc_text(literal(v))}</{f.name}>\n" for v in values)
+                assert literal is not None
+                out.extend(f"{inner}<{name}>{esc(literal(v))}</{name}>\n" for v in values)
             elif kind == _HREFS:
                 out.extend(self.href(f, t, inner) for t in values)
             elif kind == _ENTRIES:
                 self.entries(out, values, depth + 1)
             else:
                 for child in values:
-                    if crossrefs.proxy_uri(child) is not None:
+                    if _PROXY in child.__dict__:
                         out.append(self.href(f, child, inner))
                     else:
-                        self.element(out, child, f.name, self.child_type(f, child), depth + 1)
+                        self.element(out, child, name, self.child_type(etype, child), depth + 1)
         out.append(f"{indent}</{tag}>\n")
 
     def entries(self, out: list[str], entries: list[Any], depth: int) -> None:
@@ -206,36 +228,37 @@ class GeneralWriter:
                 literal = datatypes.codec_for(member.eType).to_literal(v)
                 out.append(f"{indent}<{member.name}>{self.esc_text(literal)}</{member.name}>\n")
             elif member.containment and crossrefs.proxy_uri(v) is None:
-                self.element(out, v, member.name, self.child_type(member, v), depth)
+                self.element(out, v, member.name, self.child_type(member.eType, v), depth)
             else:
                 out.append(self.href(member, v, indent))
 
-    def feature(self, obj: EObject, f: Any, attrs: list[tuple[str, str]], elements: list[Element]) -> None:
-        if featuremaps.is_feature_map(f):
+    def feature(self, obj: EObject, p: _Plan, attrs: list[tuple[str, str]], elements: list[Element]) -> None:
+        kind, f, name, _, literal = p
+        if kind == _SINGLE_ATTR:
+            v = fastpath.single(obj, f)
+            if v is not None:
+                assert literal is not None
+                attrs.append((name, literal(v)))
+            return
+        if kind == _ENTRIES:
             found = featuremaps.entries(obj, f)
             if found:
-                elements.append((_ENTRIES, f, found))
+                elements.append((_ENTRIES, p, found))
             return
-        if f.many:
-            values = list(obj.eGet(f))
-            if not values:
-                return
+        if kind == _VALUES or f.many:
+            values = list(fastpath.items(obj, f))
         else:
-            v = obj.eGet(f) if obj.eIsSet(f) else None
-            if v is None:
-                return
-            values = [v]
-        if isinstance(f, EAttribute):
-            if f.many:
-                elements.append((_VALUES, f, values))
-            else:
-                attrs.append((f.name, datatypes.codec_for(f.eType).to_literal(values[0])))
-        elif f.containment:
-            elements.append((_CHILDREN, f, values))
-        elif all(id(t) in self.inside and crossrefs.proxy_uri(t) is None for t in values):
-            attrs.append((f.name, " ".join(self.ids.get(t) or self.names(t) for t in values)))
+            v = fastpath.single(obj, f)
+            values = [] if v is None else [v]
+        if not values:
+            return
+        if kind != _REFS:
+            elements.append((kind, p, values))
+        elif all(id(t) in self.inside and _PROXY not in t.__dict__ for t in values):
+            ids, names = self.ids, self.names
+            attrs.append((name, " ".join(ids.get(t) or names(t) for t in values)))
         else:
-            elements.append((_HREFS, f, values))
+            elements.append((_HREFS, p, values))
 
     def href(self, f: Any, target: EObject, indent: str) -> str:
         inside = id(target) in self.inside and crossrefs.proxy_uri(target) is None
@@ -249,8 +272,8 @@ class GeneralWriter:
             typed = self.type_attribute(target.eClass)
         return f'{indent}<{f.name}{typed} href="{self.esc_attr(uri)}"/>\n'
 
-    def child_type(self, f: Any, child: EObject) -> str:
-        if self.emf and child.eClass is f.eType:
+    def child_type(self, etype: Any, child: EObject) -> str:
+        if self.emf and child.eClass is etype:
             return ""
         return self.type_attribute(child.eClass)
 
