@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from pyecore.ecore import (
     EAttribute,
+    EBoolean,
     EClass,
     EDate,
     EDouble,
@@ -454,3 +455,51 @@ def test_a_compiled_model_exported_for_pyecore(tmp_path: Path) -> None:
                 assert name in boxed and (line_ours, line_theirs) == (f"  {name} = true", f"  {name} = false")
                 lost["boxed"] += 1
     assert lost["paired"] > 0 and lost["boxed"] > 0  # PyEcore fixed one: compare the dumps whole
+
+
+def _flat() -> tuple[EPackage, list[EObject]]:
+    """Objects of a class every feature of which is written in the common case's one
+    f-string (as the benchmark's): strings plain and not, numbers, booleans, references
+    with and without ids and targets, a value out of EInt's range nowhere."""
+    pkg = EPackage("flat", nsURI="http://example.org/flat", nsPrefix="flat")
+    node = EClass("Node")
+    node.eStructuralFeatures += [
+        EAttribute("name", EString),
+        EAttribute("size", EInt),
+        EAttribute("weight", EDouble),
+        EAttribute("on", EBoolean),
+        EReference("next", node),
+    ]
+    pkg.eClassifiers.append(node)
+    made: list[EObject] = []
+    for k, name in enumerate(["a1", "plain text", 'quote " and \\ back', "tab\there", "é", ""]):
+        obj = node(name=name, size=k, weight=k / 3, on=k % 2 == 0)
+        if made:
+            obj.next = made[-1]
+        made.append(obj)
+    made.append(node(name="unset size"))  # not every feature set: the general lines
+    return pkg, made
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_the_common_case_writes_what_the_general_lines_write(indent: int | None) -> None:
+    """The one-f-string case (`members._FastCase`) on objects built by PyEcore's setters,
+    on objects a reader built (light holders), and on a mix of both holders in one object."""
+    pkg, roots = _flat()
+    named = {o: f"n{k}" for k, o in enumerate(roots) if k % 3}  # some named, some positional
+
+    def both(objects: list[EObject], ids: dict[EObject, str]) -> str:
+        options = json.JsonOptions(id_of=ids.get, indent=indent)
+        cache = writer.model.FeatureCache()
+        checked = writer.Writer(objects, ids, objects, cache, options).document(checked=True)
+        unchecked = writer.Writer(objects, ids, objects, cache, options).document(checked=False)
+        assert checked is not None and checked == unchecked
+        assert checked == std_json.dumps(std_json.loads(checked), indent=indent, ensure_ascii=False) + "\n"
+        return checked
+
+    text = both(roots, named)
+    assert '"name": "quote \\" and \\\\ back"' in text and '"name": "é"' in text
+    doc = json.from_bytes(text.encode(), _ours([pkg]), "flat.json")
+    assert both(doc.roots, doc.ids) == text  # light holders
+    doc.roots[1].name = "changed"  # one holder of PyEcore's among light ones
+    assert '"name": "changed"' in both(doc.roots, doc.ids)

@@ -27,6 +27,7 @@ Both give the same text for a valid object.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -146,14 +147,14 @@ def members(
     """The generated ``members`` function of a class, its ``run(objs, append, ids, names,
     typed, K)`` (appending the texts of objects of the class at one depth; None unless
     checked and every feature is written in the common case's one f-string), and whether
-    it has containment features (then ``members`` returns a list, else the object's text). With `checks`, the
-    function is checked (see the module's guarantees). `eclass_members`: the ``"eClass"``
-    member of every class of the document, by Python class (read when a reference is
-    written; the writer fills it before writing)."""
+    it has containment features (then ``members`` returns a list, else the object's
+    text). With `checks`, the function is checked (see the module's guarantees).
+    `eclass_members`: the ``"eClass"`` member of every class of the document, by Python
+    class (read when a reference is written; the writer fills it before writing)."""
     persistent = features.persistent(eclass)
     nests = any(not isinstance(f, EAttribute) and f.containment for f in persistent)
     em = codegen.Emitter(
-        "Doubt", "inside", "classes", "paired", "items", "illegal", "single", "q", "EC", "RK"
+        "Doubt", "inside", "classes", "paired", "items", "illegal", "single", "q", "EC", "RK", "plain"
     )
     with em.block("def members(obj, ids, names, typed, K):"):
         em.line("d = obj.__dict__", "s = obj._isset")
@@ -162,7 +163,7 @@ def members(
         fast = checks is not None and _has_fast_path(persistent)
         if fast:
             em.line("S = ko + typed + ks if typed else ko")
-            _fast_lines(em, persistent, id_key, ["return {}"])
+            _FastCase(em, persistent, id_key, run=False).lines(em, ["return {}"])
         em.line("p = [typed] if typed else []")
         with em.block("if i is not None:"):
             em.line(f"p.append({em.literal(key_text(id_key) + chr(34))} + i + '\"')")
@@ -173,10 +174,11 @@ def members(
         with em.block("def run(objs, append, ids, names, typed, K):"):
             em.line("ko, ks, kc, kao, kas, kac, kro, krs, krc, kio, kis, kic = K")
             em.line("S = ko + typed + ks if typed else ko", "get = ids.get")
-            _run_prelude(em, persistent)
+            case = _FastCase(em, persistent, id_key, run=True)
+            em.line(*case.prelude)
             with em.block("for obj in objs:"):
                 em.line("d = obj.__dict__", "s = obj._isset", "i = get(obj)")
-                _fast_lines(em, persistent, id_key, ["append({})", "continue"], run=True)
+                case.lines(em, ["append({})", "continue"])
                 em.line("append(members(obj, ids, names, typed, K))")
     else:
         em.line("run = None")
@@ -194,6 +196,7 @@ def members(
         q=quote,
         EC=eclass_members,
         RK=key_text("$ref"),
+        plain=_NOT_PLAIN.search,
     )
     return compiled[0], compiled[1], nests
 
@@ -241,9 +244,11 @@ def _feature(em: codegen.Emitter, f: Any, checked: bool) -> None:
 
 
 # The common case of a checked function in one test and one f-string, per data type: (the
-# test that a value ``{v}`` is valid, the f-string field that writes it).
+# test that a value ``{v}`` is valid and written as the field shows it, the field). A
+# string is plain when it needs no escaping in JSON and is one `validate` takes (no
+# character XML 1.0 cannot carry): it is written between quotes as it is.
 _FAST = {
-    "EString": ("type({v}) is str and illegal({v}) is None", "q({v})"),
+    "EString": ("type({v}) is str and ({v}.isalnum() or plain({v}) is None)", "{v}"),
     **{n: ("type({v}) is bool", "'true' if {v} else 'false'") for n in ("EBoolean", "EBooleanObject")},
     **{n: ("type({v}) is float and {v} - {v} == 0.0", "{v}!r") for n in _FLOATS},
     **{
@@ -259,6 +264,8 @@ _FAST = {
     },
     "EBigInteger": ("type({v}) is int", "{v}"),
 }
+# Characters a plain string has none of: JSON's escapes, and what XML 1.0 cannot carry.
+_NOT_PLAIN = re.compile('["\\\\\x00-\x1f\ud800-\udfff\ufffe\uffff]')
 
 
 def _has_fast_path(persistent: list[Any]) -> bool:
@@ -277,57 +284,119 @@ def _has_fast_path(persistent: list[Any]) -> bool:
     return True
 
 
-def _fast_lines(
-    em: codegen.Emitter, persistent: list[Any], id_key: str, emit: list[str], run: bool = False
-) -> None:
-    """Every feature set in one of PyEcore's holders to a valid value, every target an
-    object of the document (listing the object back, for opposites): the object's text
-    in one f-string, taken by the `emit` statements (``{}``). Anything else falls
-    through to the general lines, which write the same text or raise `DoubtError`. As
-    in `heads._fast_lines`, a target with an id is an object of the document (ids are
-    keyed by the document's objects only). The lines use ``S``: the object's opening
-    text up to its first feature (``{``, and the ``eClass`` member when ``typed``); in a
-    `run`, ``P<k>`` (the text before feature k: separator and key) and ``REF`` (by
-    class, a reference's text up to the opening quote of its target), made once."""
-    tests: list[str] = []
-    ok: list[str] = []
-    fields: list[str] = []
+# A piece of the common case's text: a constant (an expression the same for every object
+# of a run) or a value.
+_CONST, _VALUE = 0, 1
+
+
+def _pieces(
+    em: codegen.Emitter, persistent: list[Any], id_key: str, named: bool, run: bool
+) -> list[tuple[int, str]]:
+    """The pieces of an object's text in the common case, with its id (`named`) or without."""
+    quote_mark = em.bind('"', "quote")
+    out: list[tuple[int, str]] = [(_CONST if run else _VALUE, "S")]
+    if named:
+        out += [(_CONST, em.bind(key_text(id_key) + '"', "idkey")), (_VALUE, "i"), (_CONST, quote_mark)]
     for k, f in enumerate(persistent):
-        holders = em.bind(fastpath.holder_types(f), "holders")
-        tests.append(
-            f"{em.bind(f, 'feature')} in s and type(h{k} := d.get({em.literal(f._name)})) in {holders}"
-        )
-        key = em.bind(key_text(f.name), "key")
-        before = f"{{P{k}}}" if run else ("" if k == 0 else "{ks}") + f"{{{key}}}"
-        if isinstance(f, EAttribute):
-            valid, field = _FAST[datatypes.codec_for(f.eType).name]
-            ok.append(valid.format(v=f"a{k}"))
-            fields.append(f"{before}{{{field.format(v=f'a{k}')}}}")
+        if k or named:
+            out.append((_CONST, "ks"))
+        out.append((_CONST, em.bind(key_text(f.name), "key")))
+        if not isinstance(f, EAttribute):
+            if run:
+                out += [(_VALUE, f"REF[type(a{k})]"), (_VALUE, f"x{k}"), (_CONST, "RC")]
+            else:
+                out += [(_CONST, "kro"), (_VALUE, f"EC[type(a{k})]"), (_CONST, "krs"), (_CONST, "RK")]
+                out += [(_CONST, quote_mark), (_VALUE, f"x{k}"), (_CONST, quote_mark), (_CONST, "krc")]
             continue
-        ok.append(
-            f"type(a{k}) in classes and ((x{k} := get(a{k})) is not None"
-            f" or (a{k} in inside and (x{k} := q(names(a{k}))[1:-1])))"
-        )
-        opp = f.eOpposite
-        if opp is not None:
-            ok.append(f"paired(a{k}, {em.bind(opp, 'opposite')}, {bool(opp.many)}, {bool(opp.unique)}, obj)")
-        if run:
-            fields.append(f"{before}{{REF[type(a{k})]}}{{x{k}}}{{RC}}")
+        name = datatypes.codec_for(f.eType).name
+        field = _FAST[name][1].format(v=f"a{k}")
+        if name == "EString":
+            out += [(_CONST, quote_mark), (_VALUE, field), (_CONST, quote_mark)]
         else:
-            fields.append(f'{before}{{kro}}{{EC[type(a{k})]}}{{krs}}{{RK}}\\"{{x{k}}}\\"{{krc}}')
-    body = "".join(fields) + "{kc}"
-    idk = em.bind(key_text(id_key) + '"', "idkey")
-    string = f'f"{{S}}{{{idk}}}{{i}}\\"{{ks}}{body}" if i is not None else f"{{S}}{body}"'
-    with em.block(f"if {' and '.join(tests)}:"):
-        em.line(*(f"a{k} = h{k}._value" for k in range(len(persistent))))
-        with em.block(f"if {' and '.join(ok)}:"):
-            em.line(*(statement.format(string) for statement in emit))
+            out.append((_VALUE, field))
+    out.append((_CONST, "kc"))
+    return out
 
 
-def _run_prelude(em: codegen.Emitter, persistent: list[Any]) -> None:
-    """``P<k>`` and ``REF`` for `_fast_lines` in a run (see there)."""
-    for k, f in enumerate(persistent):
-        key = em.bind(key_text(f.name), "key")
-        em.line(f"P{k} = {key}" if k == 0 else f"P{k} = ks + {key}")
-    if any(not isinstance(f, EAttribute) for f in persistent):
-        em.line("REF = {c: kro + t + krs + RK + '\"' for c, t in EC.items()}", "RC = '\"' + krc")
+def _f_string(pieces: list[tuple[int, str]], prelude: list[str] | None) -> str:
+    """The f-string of `pieces`; with a `prelude` (a run's), each stretch of constants is
+    one name assigned there once."""
+    fields: list[str] = []
+    constants: list[str] = []
+
+    def flush() -> None:
+        if constants:
+            name = f"C{sum(line.startswith('C') for line in prelude or ())}"
+            assert prelude is not None
+            prelude.append(f"{name} = {' + '.join(constants)}")
+            fields.append(name)
+            constants.clear()
+
+    for kind, expr in pieces:
+        if kind == _CONST and prelude is not None:
+            constants.append(expr)
+            continue
+        flush()
+        fields.append(expr)
+    flush()
+    return 'f"' + "".join(f"{{{field}}}" for field in fields) + '"'
+
+
+class _FastCase:
+    """Every feature set in one of PyEcore's holders to a valid value written plainly,
+    every target an object of the document (listing the object back, for opposites): the
+    object's text in one f-string (`lines`). Anything else falls through to the general
+    lines, which write the same text or raise `DoubtError`.
+
+    The tests are ordered by cost, as the XMI writer's (`heads._set_test`,
+    `heads._holder_test`): every feature set (one comparison of ``_isset`` with the dict
+    of them, else one by one), the holders' exact classes (all PyEcore's `EValue`, or all
+    light holders), then the values. As in `heads._fast_lines`, a target with an id is an
+    object of the document (ids are keyed by the document's objects only). The lines use
+    ``S``: the object's opening text up to its first feature (``{``, and the ``eClass``
+    member when ``typed``). In a `run`, the stretches of constant text are made once
+    before the loop (`prelude`), with ``REF`` and ``RC`` (a reference's text before and
+    after its target, ``REF`` by class)."""
+
+    def __init__(self, em: codegen.Emitter, persistent: list[Any], id_key: str, run: bool) -> None:
+        self.persistent = persistent
+        self.ok: list[str] = []
+        for k, f in enumerate(persistent):
+            if isinstance(f, EAttribute):
+                self.ok.append(_FAST[datatypes.codec_for(f.eType).name][0].format(v=f"a{k}"))
+                continue
+            self.ok.append(
+                f"type(a{k}) in classes and ((x{k} := get(a{k})) is not None"
+                f" or (a{k} in inside and (x{k} := q(names(a{k}))[1:-1])))"
+            )
+            opp = f.eOpposite
+            if opp is not None:
+                self.ok.append(
+                    f"paired(a{k}, {em.bind(opp, 'opposite')}, {bool(opp.many)}, {bool(opp.unique)}, obj)"
+                )
+        self.prelude: list[str] = []
+        if run and any(not isinstance(f, EAttribute) for f in persistent):
+            qm = em.bind('"', "quote")
+            self.prelude += [
+                f"REF = {{c: kro + t + krs + RK + {qm} for c, t in EC.items()}}",
+                f"RC = {qm} + krc",
+            ]
+        prelude = self.prelude if run else None
+        self.named = _f_string(_pieces(em, persistent, id_key, True, run), prelude)
+        self.unnamed = _f_string(_pieces(em, persistent, id_key, False, run), prelude)
+
+    def lines(self, em: codegen.Emitter, emit: list[str]) -> None:
+        """The lines of the common case; the `emit` statements take the text (``{}``)."""
+        persistent = self.persistent
+        exactly = em.bind(dict.fromkeys(persistent), "written")
+        each = " and ".join(f"{em.bind(f, 'feature')} in s" for f in persistent)
+        pairs = [fastpath.holder_pair(f) for f in persistent]
+        same = " is ".join(f"type(h{k})" for k in range(len(persistent)))
+        light = " and ".join(f"type(h{k}) is {em.bind(pair[1], 'light')}" for k, pair in enumerate(pairs))
+        with em.block(f"if s == {exactly} or {each}:"):
+            em.line(*(f"h{k} = d.get({em.literal(f._name)})" for k, f in enumerate(persistent)))
+            with em.block(f"if {same} is {em.bind(pairs[0][0], 'EValue')} or {light}:"):
+                em.line(*(f"a{k} = h{k}._value" for k in range(len(persistent))))
+                with em.block(f"if {' and '.join(self.ok)}:"):
+                    string = f"{self.named} if i is not None else {self.unnamed}"
+                    em.line(*(statement.format(string) for statement in emit))
