@@ -35,7 +35,7 @@ from pyecore.resources.json import JsonResource
 from cfmodel import load_json, load_xmi
 from cfmodel.commands.compile import JSON_DIALECTS
 from cfmodel.errors import CfSerializationError, CfUsageError
-from cfmodel.serializers import canonical, datatypes, ecore, json
+from cfmodel.serializers import canonical, datatypes, ecore, json, xmi
 from cfmodel.serializers.json import writer
 from tests.conftest import run_cfmodel
 from tests.lift.helpers import WEBSHOP
@@ -331,9 +331,9 @@ _BAD: dict[str, tuple[str, str, str, str]] = {
         f'{{"eClass": "{SCENE}#//Box", "_id": "b", "next": {{"eClass": "{SCENE}#//Circle", "$ref": "b"}}}}',
         "bad-json", '"http://example.org/scene#//Circle"', "says its target is a Circle, but it is a Box",
     ),
-    "other document": (
+    "abstract proxy": (
         f'{{"eClass": "{SCENE}#//Box", "next": {{"$ref": "other.json#//@x"}}}}',
-        "unsupported", '"other.json', "is to another document",
+        "bad-json", '"other.json', "would be of abstract class Shape (no eClass given)",
     ),
     "containment proxy": (
         f'{{"eClass": "{SCENE}#//Scene", "camera": {{"$ref": "c.json#/"}}}}',
@@ -503,3 +503,31 @@ def test_the_common_case_writes_what_the_general_lines_write(indent: int | None)
     assert both(doc.roots, doc.ids) == text  # light holders
     doc.roots[1].name = "changed"  # one holder of PyEcore's among light ones
     assert '"name": "changed"' in both(doc.roots, doc.ids)
+
+
+def test_references_to_other_documents(tmp_path: Path) -> None:
+    """``other.json#id`` and ``other.xmi#id``: the other document is read into the same
+    resource set (once; documents referring to each other in a circle too), or, absent
+    or not to be loaded, the target is a proxy of the class the reference names, keeping
+    the absolute URI (as EMF keeps it)."""
+    box = f'{{"eClass": "{SCENE}#//Box", "@id": "b1", "next": {{"eClass": "{SCENE}#//Circle", "$ref": "b.json#c1"}}}}'
+    circle = f'{{"eClass": "{SCENE}#//Circle", "@id": "c1", "next": {{"eClass": "{SCENE}#//Box", "$ref": "a.json#b1"}}}}'
+    (tmp_path / "a.json").write_text(box, encoding="utf-8")
+    (tmp_path / "b.json").write_text(circle, encoding="utf-8")
+    rset = _registry()
+    first = json.read(tmp_path / "a.json", rset).roots[0]
+    second = first.next
+    assert (second.eClass.name, second.next) == ("Circle", first)
+    assert sorted(Path(uri).name for uri in rset.resources) == ["a.json", "b.json", "scene.ecore"]
+
+    alone = json.read(tmp_path / "a.json", _registry(), json.JsonOptions(load_references=False)).roots[0]
+    assert f"  next = proxy:file:{tmp_path / 'b.json'}#c1" in canonical.dump_objects([alone])
+    assert alone.next.eClass.name == "Circle"
+
+    other = json.from_bytes(circle.encode(), _registry(), str(tmp_path / "c.json")).roots[0]
+    other.next = None
+    xmi.write(tmp_path / "c.xmi", [other], xmi.XmiOptions(id_of={other: "c9"}.get))
+    (tmp_path / "d.json").write_text(box.replace("b.json#c1", "c.xmi#c9"), encoding="utf-8")
+    rset = _registry()
+    from_xmi = json.read(tmp_path / "d.json", rset).roots[0].next
+    assert from_xmi.eClass.name == "Circle" and from_xmi.eResource.uri.plain.endswith("c.xmi")

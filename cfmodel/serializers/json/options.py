@@ -7,7 +7,8 @@ default); ``cfmodel-instances`` is cfmodel's own format of earlier versions, sti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from cfmodel.serializers.base import IdFunction
@@ -35,3 +36,8 @@ class JsonOptions:
     max_memory: int = 1 << 30
     dialect: Dialect = "emfjson"
     id_key: str = "@id"
+    # reading references to other documents (``other.json#//@a.0``), as `XmiOptions`: a
+    # prefix of their URIs → its replacement; whether documents on disk are read at once
+    # (JSON or XMI, in the same resource set; else, and when absent: proxies)
+    uri_map: Mapping[str, str] = field(default_factory=dict)
+    load_references: bool = True

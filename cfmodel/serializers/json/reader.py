@@ -12,10 +12,12 @@ says it; ids under ``"@id"`` (emfjson-jackson), ``"_id"`` (a common setting of i
 ``"uuid"`` (PyEcore) or the caller's ``id_key`` — unless the class has a feature of that
 name, which then wins; references as ``{"$ref": "<id | fragment | #fragment>",
 "eClass": …}``, a fragment being EMF's positional one (``//@a.1``, ``/1/@a.0``) or an
-object's id or iD attribute; values as JSON scalars or as EMF's literals in strings
-(enums by literal or name, dates in EMF's forms, ISO 8601 with any fraction, or epoch
-milliseconds); ``null`` values left unset. cfmodel's ``cfmodel-instances`` documents
-are recognised by their header and read by `legacy`.
+object's id or iD attribute, or ``other.json#…``/``other.xmi#…`` in another document
+(read into the same resource set, else a proxy, as `crossrefs` says); values as JSON
+scalars or as EMF's literals in strings (enums by literal or name, dates in EMF's forms,
+ISO 8601 with any fraction, or epoch milliseconds); ``null`` values left unset.
+cfmodel's ``cfmodel-instances`` documents are recognised by their header and read by
+`legacy`.
 
 Bounds (untrusted input): the file's size (``max_bytes``, checked before reading), the
 memory reading it may take (``max_memory``, estimated before parsing from the size and
@@ -24,8 +26,8 @@ before parsing, at the bracket that goes too deep). Every refusal is a
 `CfSerializationError` with a registered code and the line and column of the value
 concerned: ``json-syntax`` (not UTF-8 or not JSON),
 ``too-large``, ``too-deep``, ``bad-json`` (not a model of the metamodel: unknown class or
-feature, wrong shape, unresolved reference), ``bad-value``, ``unsupported`` (references
-to other documents, containment proxies).
+feature, wrong shape, unresolved reference), ``bad-value``, ``unsupported`` (containment
+proxies).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.inputs import check_json_nesting
 from cfmodel.metamodel.runtime import fastpath
-from cfmodel.serializers import datatypes, linking, model
-from cfmodel.serializers.base import Document, attach, local_registry
+from cfmodel.serializers import crossrefs, datatypes, linking, model, xmi
+from cfmodel.serializers.base import IDS_KEY, Document, attach, local_registry
 from cfmodel.serializers.json import legacy
 from cfmodel.serializers.json.options import JsonOptions
 
@@ -203,6 +205,7 @@ class _Reader:
         self.name = name
         self.text = text
         self.rset = rset
+        self.options = options
         self.registry = local_registry(rset)
         self.id_keys = frozenset((*ID_KEYS, options.id_key))
         self.classes: dict[str, Any] = {}
@@ -225,17 +228,27 @@ class _Reader:
             roots = [self.create(item, None, (k,)) for k, item in enumerate(doc)]
         else:
             raise self.fail("expected a model: an object, or an array of objects", ())
+        documents = crossrefs.documents(self.rset)
+        documents.add(self.name, roots, self.by_id)  # first: documents it reads may refer back
+        try:
+            self.link(roots)
+        finally:
+            documents.remove(self.name)
+        resource = attach(self.rset, self.name, roots)
+        resource.__dict__[IDS_KEY] = self.ids  # EMF's URIs of these objects (base.emf_uri)
+        return Document(roots, self.ids, resource)
+
+    def link(self, roots: list[EObject]) -> None:
         targets = linking.Targets(roots, self.by_id)
         links = linking.Linker()
         for obj, f, refs in self.pending:
-            found = [self.target(targets, token, eclass, path) for token, eclass, path in refs]
+            found = [self.target(targets, token, eclass, f, path) for token, eclass, path in refs]
             bad = links.set_references(obj, f, found)
             if bad is not None:
                 k = next(n for n, t in enumerate(found) if t is bad)
                 message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
                 raise self.fail(message, refs[k][2])
         links.add_missing_opposites()
-        return Document(roots, self.ids, attach(self.rset, self.name, roots))
 
     # -- classes and features
 
@@ -379,14 +392,12 @@ class _Reader:
         eclass = self.eclass(value["eClass"], (*path, "eClass")) if "eClass" in value else None
         return value["$ref"], eclass, path
 
-    def target(self, targets: linking.Targets, token: str, eclass: Any, path: Path_) -> EObject:
+    def target(self, targets: linking.Targets, token: str, eclass: Any, f: Any, path: Path_) -> EObject:
         base, sep, fragment = token.rpartition("#")
-        if sep and base and base not in (self.name, Path(self.name).name):
-            message = (
-                f"reference {token!r} is to another document; only references inside the document are read"
-            )
-            raise self.fail(message, (*path, "$ref"), "unsupported")
-        found = targets.find(fragment) if fragment else None
+        if sep and base and not crossrefs.same_document(self.name, base):
+            found = self.external(base, fragment, eclass or f.eType, path)
+        else:
+            found = targets.find(fragment) if fragment else None
         if found is None:
             raise self.fail(f"unresolved reference {token!r}", (*path, "$ref"))
         if eclass is not None and found.eClass is not eclass:
@@ -395,6 +406,41 @@ class _Reader:
             )
             raise self.fail(message, (*path, "eClass"))
         return found
+
+    def external(self, location: str, fragment: str, eclass: Any, path: Path_) -> EObject:
+        """The object ``location#fragment`` names in another document: read (once, into
+        the same resource set) when it is a JSON or XMI file on disk and
+        `JsonOptions.load_references`, else a proxy of `eclass` that keeps the URI."""
+        uri = crossrefs.resolve_uri(self.name, location, self.options.uri_map)
+        documents = crossrefs.documents(self.rset)
+        file = crossrefs.local_path(uri)
+        if file is not None and self.options.load_references and not documents.has(file) and file.is_file():
+            if documents.depth >= crossrefs.MAX_NESTED_LOADS:
+                message = f"more than {crossrefs.MAX_NESTED_LOADS} documents refer on to each other"
+                raise self.fail(message, (*path, "$ref"))
+            documents.depth += 1
+            try:
+                self.read_other(file)
+            finally:
+                documents.depth -= 1
+        found = documents.find(file, fragment) if file is not None else None
+        if found is not None:
+            return found
+        if eclass.abstract or getattr(eclass, "interface", False):
+            message = (
+                f"a proxy for {uri}#{fragment} would be of abstract class {eclass.name} (no eClass given)"
+            )
+            raise self.fail(message, (*path, "$ref"))
+        return crossrefs.proxy(eclass, f"{uri}#{fragment}")
+
+    def read_other(self, file: Path) -> None:
+        """Read another document a reference names (JSON with these options, XMI with
+        the same URI map); other files stay proxies."""
+        suffix = file.suffix.lower()
+        if suffix == ".json":
+            read(file, self.rset, self.options)
+        elif suffix in (".xmi", ".xml"):
+            xmi.read(file, self.rset, xmi.XmiOptions(uri_map=self.options.uri_map))
 
     # -- values
 
