@@ -497,12 +497,13 @@ def test_ids_of_a_str_subclass_are_written_as_their_characters() -> None:
 
 @pytest.mark.parametrize("layout", ["pyecore", "light", "mixed", "another-feature-set"])
 def test_every_holder_layout_writes_what_the_general_heads_write(layout: str) -> None:
-    """The fast path tests an object's set features as a whole, then its holders as all
-    PyEcore's or all light: objects built by PyEcore, read back (light holders), with both
-    kinds of holder, or with a feature outside the written ones set, write the same text."""
+    """The fast path tests an object's set features as a whole (by their count when the
+    class has no other features), then its holders as all PyEcore's or all light: objects
+    built by PyEcore, read back (light holders), with both kinds of holder, or of a class
+    with a feature that is not written, set, write the same text."""
     pkg, node, _pair = _package()
-    transient = EAttribute("scratch", EString, transient=True)
-    node.eStructuralFeatures.append(transient)
+    if layout == "another-feature-set":
+        node.eStructuralFeatures.append(EAttribute("scratch", EString, transient=True))
     built = _full_nodes(node, 40)
     ids = {o: f"n{i}" for i, o in enumerate(built)}
     data = xmi.to_bytes(built, xmi.XmiOptions(id_of=ids.get))

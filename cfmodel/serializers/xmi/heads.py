@@ -14,7 +14,8 @@ unchecked head writes whatever the object holds (a value stored around PyEcore's
 is read through `fastpath.value`). A checked head also makes every check of
 `validate.check_objects` on the object and raises `DoubtError`, the one explicit signal,
 at the first problem or at anything it does not read itself (a value outside PyEcore's
-holders); it never writes text the unchecked head would not.
+holders); it never writes text the unchecked head would not (both take the features an
+object has set from PyEcore's ``_isset``, which lists features of the object's class only).
 """
 
 from __future__ import annotations
@@ -230,20 +231,18 @@ def has_fast_path(attrs: list[AttrPlan], refs: list[RefPlan], others: list[Any])
 @dataclass(frozen=True)
 class _FastText:
     """What a fast path binds once per class: the fixed text between the values of its
-    f-string, and the features it writes as a dict (see `_set_test`)."""
+    f-string, and its test that every written feature is set (`_set_test`)."""
 
     texts: list[str]  # names of ' xmi:id="', then '" name="' per value, then '"'
     unnamed: str  # name of the text after ``start`` when there is no id (no quote to close)
-    written: str  # name of ``dict.fromkeys(the written features)``
+    all_set: str  # the test
 
 
-def _fast_text(em: codegen.Emitter, attrs: list[AttrPlan], refs: list[RefPlan]) -> _FastText:
+def _fast_text(em: codegen.Emitter, attrs: list[AttrPlan], refs: list[RefPlan], features: int) -> _FastText:
     written = [*attrs, *refs]
     fixed = [' xmi:id="', *(f'"{_opening(name)}' for *_, name, _ in written), '"']
     return _FastText(
-        [em.bind(t, "text") for t in fixed],
-        em.bind(fixed[1][1:], "text"),
-        em.bind(dict.fromkeys(f for f, *_ in written), "written"),
+        [em.bind(t, "text") for t in fixed], em.bind(fixed[1][1:], "text"), _set_test(em, written, features)
     )
 
 
@@ -307,7 +306,7 @@ def _fast_lines(
             ok.append(f"paired({r}, {em.bind(opp, 'opposite')}, {bool(opp.many)}, {bool(opp.unique)}, obj)")
         fields.append(x)
     em.line(f"i = {get}(obj)")
-    with em.block(f"if {_set_test(em, written, text.written)}:"):
+    with em.block(f"if {text.all_set}:"):
         em.line(*(f"h{k} = d.get({em.literal(key)})" for k, (_, key, *_) in enumerate(written)))
         with em.block(f"if {_holder_test(em, written)}:"):
             em.line(*(f"a{k} = h{k}._value" for k in range(len(attrs))))
@@ -317,13 +316,18 @@ def _fast_lines(
                 em.line(*(statement.format(string) for statement in emit))
 
 
-def _set_test(em: codegen.Emitter, written: list[Any], exactly: str) -> str:
-    """Is every written feature set (in ``s``, the object's ``_isset``)? First as one
-    comparison of ``s`` with `exactly`, a dict of those features to None (PyEcore's
-    ``_isset`` is such a dict: an object with every feature of its class set, the common
-    case, compares equal in one C call), else feature by feature."""
+def _set_test(em: codegen.Emitter, written: list[Any], features: int) -> str:
+    """Is every written feature set (in ``s``, the object's ``_isset``, PyEcore's dict of
+    the features an object has set)? When the written features are all the class's
+    `features` (the common case), by their count: ``_isset`` holds features of the
+    object's class only (PyEcore adds a feature when the holder its class's descriptor
+    made is set; its own writers write exactly what ``_isset`` lists). Else as one
+    comparison with a dict of exactly those features (in C), then feature by feature."""
     if not written:
         return "True"
+    if features == len(written):
+        return f"len(s) == {len(written)}"
+    exactly = em.bind(dict.fromkeys(f for f, *_ in written), "written")
     return f"s == {exactly} or " + " and ".join(f"{em.bind(f, 'feature')} in s" for f, *_ in written)
 
 
@@ -362,15 +366,16 @@ def _checked_reference(em: codegen.Emitter, f: Any, name: str, many: bool) -> No
 
 
 def checked_head(
-    attrs: list[AttrPlan], refs: list[RefPlan], others: list[Any], checks: Checks
+    attrs: list[AttrPlan], refs: list[RefPlan], others: list[Any], checks: Checks, features: int = -1
 ) -> tuple[HeadFunction, RunFunction | None]:
     """`head` with `validate.feature_check` for every persistent feature: written ones where
     they are written (their value read once), the others (many-valued attributes,
     containments, container references) in between; and `run` when the class has a fast
-    path (`has_fast_path`)."""
+    path (`has_fast_path`). `features`: how many structural features the class has, of
+    every kind (-1: unknown)."""
     em = codegen.Emitter("plain", "slow", "esc", "Doubt", "inside", "classes", "paired", "items", "illegal")
     fast = has_fast_path(attrs, refs, others)
-    text = _fast_text(em, attrs, refs) if fast else None
+    text = _fast_text(em, attrs, refs, features) if fast else None
     with em.block("def head(obj, ids, names, start, end):"):
         em.line("d = obj.__dict__", "s = obj._isset")
         if text is not None:

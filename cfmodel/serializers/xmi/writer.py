@@ -167,7 +167,10 @@ class ClassPlan:
         if checks is not None and not self.detail:
             written = {id(a[0]) for a in self.attrs} | {id(r[0]) for r in self.refs}
             others = [f for f in feats if id(f) not in written]
-            self.checked_head, self.checked_run = heads.checked_head(self.attrs, self.refs, others, checks)
+            every = len(eclass.eAllStructuralFeatures())
+            self.checked_head, self.checked_run = heads.checked_head(
+                self.attrs, self.refs, others, checks, every
+            )
 
     def general_head(
         self, obj: EObject, ids: Mapping[EObject, str], names: Callable[[EObject], str], start: str, end: str
