@@ -49,10 +49,10 @@ class _Side:
             self.by_id[key] = obj
             self.identity[id(obj)] = key
 
-    def name_anonymous(self, objects: Iterable[EObject]) -> None:
+    def name_anonymous(self, objects: Iterable[EObject], features: _Features) -> None:
         counters: dict[str, int] = {}
         for obj in objects:
-            cls = _class_name(obj)
+            cls = features.class_name(obj)
             counters[cls] = counters.get(cls, 0) + 1
             self.identity[id(obj)] = f"{cls}#{counters[cls]}"
 
@@ -63,12 +63,26 @@ _Pairing = tuple[list[_Pair], list[_Pair], str, str]
 
 
 class _Features:
-    """Per class: its attributes and its references (cached: many objects share a class)."""
+    """Per class: its attributes, its references and its name (cached for one comparison: many
+    objects share a class; the classes stay alive in the models compared, so their ids are
+    not reused meanwhile)."""
 
     def __init__(self) -> None:
         self._cache: dict[int, tuple[list[Any], list[Any]]] = {}
         self._names: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
         self._pairs: dict[tuple[int, int], _Pairing] = {}
+        self._class_names: dict[int, str] = {}
+
+    def class_name(self, obj: EObject) -> str:
+        """``prefix:Class``: the object's class, qualified by its package's nsPrefix (or name)."""
+        eclass = obj.eClass
+        known = self._class_names.get(id(eclass))
+        if known is None:
+            package = eclass.ePackage
+            prefix = getattr(package, "nsPrefix", None) or getattr(package, "name", None)
+            known = f"{prefix}:{eclass.name}" if prefix else str(eclass.name)
+            self._class_names[id(eclass)] = known
+        return known
 
     def of(self, obj: EObject) -> tuple[list[Any], list[Any]]:
         eclass = obj.eClass
@@ -96,9 +110,9 @@ class _Features:
             found = self._pairs[key] = (
                 [(f.name, f, right_attrs.get(f.name), bool(f.many)) for f in attrs],
                 [(f.name, f, right_refs.get(f.name), bool(f.many)) for f in refs],
-                _class_name(left),
-                _class_name(right),
-            )  # the classes stay alive in the models compared: their ids are not reused meanwhile
+                self.class_name(left),
+                self.class_name(right),
+            )
         return found
 
     def by_name(self, obj: EObject) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -112,21 +126,6 @@ class _Features:
 def _is_container(ref: Any) -> bool:
     opposite = ref.eOpposite
     return opposite is not None and bool(opposite.containment)
-
-
-_CLASS_NAMES: dict[int, tuple[Any, str]] = {}
-
-
-def _class_name(obj: EObject) -> str:
-    eclass = obj.eClass
-    known = _CLASS_NAMES.get(id(eclass))
-    if known is not None and known[0] is eclass:
-        return known[1]
-    package = eclass.ePackage
-    prefix = getattr(package, "nsPrefix", None) or getattr(package, "name", None)
-    name = f"{prefix}:{eclass.name}" if prefix else str(eclass.name)
-    _CLASS_NAMES[id(eclass)] = (eclass, name)  # the class is kept, so its id is not reused
-    return name
 
 
 def plain(value: Any) -> Any:
@@ -220,8 +219,8 @@ def compare_objects(
 
 def _match_anonymous(a: _Side, b: _Side, features: _Features) -> list[tuple[EObject, EObject]]:
     """Objects without id: matched by equal content, in order; named ``Class#n`` on each side."""
-    a.name_anonymous(a.anonymous)
-    b.name_anonymous(b.anonymous)
+    a.name_anonymous(a.anonymous, features)
+    b.name_anonymous(b.anonymous, features)
     waiting: dict[str, list[EObject]] = {}
     for obj in b.anonymous:
         waiting.setdefault(_signature(obj, b, features), []).append(obj)
@@ -236,7 +235,7 @@ def _match_anonymous(a: _Side, b: _Side, features: _Features) -> list[tuple[EObj
 
 def _signature(obj: EObject, side: _Side, features: _Features) -> str:
     attrs, refs = features.of(obj)
-    parts = [_class_name(obj)]
+    parts = [features.class_name(obj)]
     parts.extend(repr((f.name, _attribute(obj, f))) for f in attrs)
     parts.extend(repr((f.name, sorted(_targets(obj, f, side)))) for f in refs)
     return "\x00".join(parts)
@@ -253,7 +252,7 @@ def _whole(change: Change, key: str, obj: EObject, side: _Side, features: _Featu
         targets = _targets(obj, f, side)
         if targets:
             values[f.name] = targets
-    return ObjectDiff(change, key, _class_name(obj), values=values)
+    return ObjectDiff(change, key, features.class_name(obj), values=values)
 
 
 def _changes(
