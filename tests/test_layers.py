@@ -9,9 +9,11 @@
 * a function-local import in ``transforms/`` only defers loading (marked ``# lazy: why``);
 * the CLI (``cfmodel/cli.py`` and every module of ``cfmodel/commands/``) imports no transform,
   nor any other module that imports one (``cfmodel.mcl``, ``cfmodel.saved``, ...): it reaches
-  the transforms through the façade, ``cfmodel/pipeline.py``, only.
+  the transforms through the façade, ``cfmodel/pipeline.py``, only;
+* no module keeps a cache keyed by ``id()`` (compiles are reentrant: such caches belong to
+  the object of one compile, comparison or reading).
 
-The rules hold for imports under ``TYPE_CHECKING`` too: a type from a higher layer is
+The import rules hold for imports under ``TYPE_CHECKING`` too: a type from a higher layer is
 still a dependency on it.
 """
 
@@ -259,3 +261,73 @@ def test_the_checks_see_what_they_check() -> None:
     graph = runtime_graph()
     assert "cfmodel.transforms.bindings.compose" in graph["cfmodel.transforms.cf.refine.injection"]
     assert "cfmodel.transforms.cf.refine" not in graph["cfmodel.transforms.cf.refine.evaluator"]
+
+
+def _module_level_containers(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level to a dict, set or list (literal or made)."""
+    makers = ("dict", "set", "list", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary")
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        made = isinstance(value, ast.Call) and ast.unparse(value.func).rsplit(".", 1)[-1] in makers
+        if isinstance(value, ast.Dict | ast.Set | ast.List) or made:
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _keyed_by_id(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "id"
+
+
+def id_keyed_caches(tree: ast.Module) -> list[tuple[int, str]]:
+    """``NAME[id(x)]``, ``NAME.get(id(x))`` (``setdefault``, ``pop``) on a module-level
+    container NAME: (line, NAME)."""
+    containers = _module_level_containers(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and _keyed_by_id(node.slice):
+            owner = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("get", "setdefault", "pop")
+            and node.args
+            and _keyed_by_id(node.args[0])
+        ):
+            owner = node.func.value
+        else:
+            continue
+        if isinstance(owner, ast.Name) and owner.id in containers:
+            found.append((node.lineno, owner.id))
+    return sorted(found)
+
+
+def test_no_module_level_cache_is_keyed_by_id() -> None:
+    """A cache keyed by ``id()`` belongs to one compile, comparison or reading (an object of
+    it), never to a module: a module-level one is shared by every compile (not reentrant),
+    and either keeps its objects alive forever or answers for a new object that got a dead
+    one's id."""
+    found = [
+        f"{source}:{line} {name}"
+        for source, path in modules().items()
+        for line, name in id_keyed_caches(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == [], "keep the cache on the object of one compile, comparison or reading"
+
+
+def test_the_id_check_sees_a_module_level_cache() -> None:
+    source = (
+        "_SEEN: dict[int, str] = {}\n"
+        "_MADE = dict()\n"
+        "def f(x, local={}):\n"
+        "    mine: dict[int, str] = {}\n"
+        "    mine[id(x)] = local.get(id(x))\n"
+        "    _MADE.setdefault(id(x), 1)\n"
+        "    return _SEEN.get(id(x)) or _SEEN[id(x)]\n"
+    )
+    assert id_keyed_caches(ast.parse(source)) == [(6, "_MADE"), (7, "_SEEN"), (7, "_SEEN")]
