@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -31,24 +32,44 @@ def skip_or_fail(reason: str) -> None:
 
 
 def run_cfmodel(
-    *args: str, cwd: Path, cache: Path | None = None, env: dict[str, str] | None = None
+    *args: str,
+    cwd: Path,
+    cache: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    cpu_seconds: int | None = None,
+    memory_bytes: int | None = None,
+    file_bytes: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m cfmodel ARGS`` as a user runs it: text output captured, bounded in time.
 
-    The one way the tests run the CLI in a subprocess (the few that need a terminal, resource
-    limits or to kill it midway make their own process). ``cache`` becomes
+    The one way the tests run the CLI in a subprocess (the few that need a terminal, to
+    measure its memory or to kill it midway make their own process). ``cache`` becomes
     ``CFMODEL_CACHE_DIR`` (None keeps the caller's setting); ``env`` adds variables (such as
     ``PYTHONPATH``); ``CFMODEL_DEBUG`` is removed so that an internal error looks as it does
-    for users.
+    for users. With *cpu_seconds* the process is killed (SIGXCPU, then SIGKILL) past that
+    much CPU time; with *memory_bytes* it cannot map more than that (a ``MemoryError``);
+    with *file_bytes* no file it writes can grow past that (``EFBIG``: a full disk).
     """
     env = {**{k: v for k, v in os.environ.items() if k != "CFMODEL_DEBUG"}, **(env or {})}
     if cache is not None:
         env["CFMODEL_CACHE_DIR"] = str(cache)
+
+    def limit() -> None:
+        if cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        if memory_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        if file_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+
+    limited = cpu_seconds is not None or memory_bytes is not None or file_bytes is not None
     return subprocess.run(
         [sys.executable, "-m", "cfmodel", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         env=env,
-        timeout=120,
+        timeout=timeout,
+        preexec_fn=limit if limited else None,
     )

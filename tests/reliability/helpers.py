@@ -14,6 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.conftest import run_cfmodel
+
 
 def run_cli(
     *args: str,
@@ -23,28 +25,20 @@ def run_cli(
     cpu_seconds: int | None = None,
     memory_bytes: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m cfmodel ARGS`` in *cwd*; its parse cache lives in *cwd*/.cache.
+    """``python -m cfmodel ARGS`` in *cwd* (`tests.conftest.run_cfmodel`); its parse cache
+    lives in *cwd*/.cache; a traceback, exit 3 or a kill fails the test.
 
     With *cpu_seconds* the process is killed (SIGXCPU/SIGKILL) past that much CPU time;
     with *memory_bytes* it cannot map more than that (a ``MemoryError``, exit 3).
     """
-
-    def limit() -> None:
-        if cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        if memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-
-    full_env = {**os.environ, "CFMODEL_CACHE_DIR": str(cwd / ".cache"), **(env or {})}
-    full_env.pop("CFMODEL_DEBUG", None)
-    result = subprocess.run(
-        [sys.executable, "-m", "cfmodel", *args],
-        capture_output=True,
-        text=True,
+    result = run_cfmodel(
+        *args,
         cwd=cwd,
-        env=full_env,
+        cache=cwd / ".cache",
+        env=env,
         timeout=timeout,
-        preexec_fn=limit if cpu_seconds is not None or memory_bytes is not None else None,
+        cpu_seconds=cpu_seconds,
+        memory_bytes=memory_bytes,
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode != 3, result.stderr

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import resource
 import shutil
 import signal
 import subprocess
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cfmodel
 from tests.reliability.helpers import run_cli
 
 OLD = "entity Host:\n  string name\nend\nimplement Host using std::none\n"
@@ -70,7 +70,8 @@ def test_a_killed_export_leaves_the_old_set_or_the_new_set(
     env = {**os.environ, "CFMODEL_CACHE_DIR": str(base / ".cache")}
     command = [sys.executable, "-m", "cfmodel", "xmi", "export", str(new_project), "-o", str(out)]
     started = time.monotonic()
-    subprocess.run(command, env=env, capture_output=True, check=True, timeout=120)
+    first = run_cfmodel(*command[3:], cwd=base, cache=base / ".cache")
+    assert first.returncode == 0, first.stderr
     duration = time.monotonic() - started
     rng = random.Random(12)
     seen = {"old": 0, "new": 0}
@@ -101,7 +102,8 @@ def test_a_killed_export_leaves_the_old_set_or_the_new_set(
     assert in_write_phase >= KILLS // 4
     assert seen["old"] > 0
     # the next run completes the switch and cleans what the killed runs left
-    subprocess.run(command, env=env, capture_output=True, check=True, timeout=120)
+    last = run_cfmodel(*command[3:], cwd=base, cache=base / ".cache")
+    assert last.returncode == 0, last.stderr
     found = _visible(out)
     assert found.pop("README") == b"not ours: kept"
     assert found == new
@@ -122,12 +124,6 @@ def _tmpfs(mount_point: Path, options: str) -> Iterator[bool]:
             subprocess.run(["umount", str(mount_point)], capture_output=True, check=False)
 
 
-def _limit_file_size() -> None:
-    # The alternative to a full tmpfs: every file this process writes is capped at 4 KiB
-    # (writes past it fail with EFBIG; Python ignores SIGXFSZ).
-    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
-
-
 def test_a_full_disk_is_a_located_error_and_keeps_the_old_set(
     sets: tuple[Path, Path, dict[str, bytes], dict[str, bytes]], tmp_path: Path
 ) -> None:
@@ -141,17 +137,12 @@ def test_a_full_disk_is_a_located_error_and_keeps_the_old_set(
             info = os.statvfs(out)
             filler = info.f_bavail * info.f_frsize - 8192
             (tmp_path / "disk" / "filler").write_bytes(b"\0" * filler)
-        command = [sys.executable, "-m", "cfmodel", "xmi", "export", str(new_project), "-o", str(out)]
-        env = {**os.environ, "CFMODEL_CACHE_DIR": str(base / ".cache")}
-        result = subprocess.run(
-            command,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            preexec_fn=None if mounted else _limit_file_size,
-        )
+        # else every file the process writes is capped at 4 KiB (writes past it fail with
+        # EFBIG; Python ignores SIGXFSZ)
+        result = run_cfmodel(
+            "xmi", "export", str(new_project), "-o", str(out),
+            cwd=base, cache=base / ".cache", file_bytes=None if mounted else 4096,
+        )  # fmt: skip
         assert result.returncode == 1, result.stderr
         assert "Traceback" not in result.stderr
         reason = "No space left on device" if mounted else "File too large"
