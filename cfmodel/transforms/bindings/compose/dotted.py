@@ -9,7 +9,7 @@ its name is reached by quoting it (``'"literal.dotted"'``). A path that leads no
 missing key, an index out of range, a scalar dug into) finds nothing, as Puppet's does.
 
 ``split(name)`` returns the segments (None for a plain name); ``dig(value, segments)`` walks
-them; ``quoted(name)`` is how a bound name containing a dot is reached.
+them; ``root(name)`` is the key a name looks up first.
 """
 
 from __future__ import annotations
@@ -76,11 +76,6 @@ def dig(value: Value, segments: list[str | int]) -> Any:
         else:
             return MISSING
     return current
-
-
-def quoted(name: str) -> str:
-    """The dotted-key form that reaches a bound name containing a dot: the name quoted."""
-    return f"'{name}'" if '"' in name else f'"{name}"'
 
 
 def root(name: str) -> str:
