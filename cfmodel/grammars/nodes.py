@@ -279,11 +279,22 @@ class ExpressionVisitor(Generic[T]):
     """Dispatch on an expression's class: ``visit_<ClassName>(node)``, else `generic_visit`.
 
     `generic_visit` visits the sub-expressions and returns None; a subclass overrides the
-    ``visit_`` methods of the nodes it cares about (as Jinja's ``NodeVisitor``)."""
+    ``visit_`` methods of the nodes it cares about (as Jinja's ``NodeVisitor``). Each
+    subclass finds its method for a node class once (`_methods`)."""
+
+    _methods: dict[type, Callable[[Any, Any], T | None]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._methods = {}
 
     def visit(self, node: Expression) -> T | None:
-        method: Callable[[Any], T | None] | None = getattr(self, "visit_" + type(node).__name__, None)
-        return method(node) if method is not None else self.generic_visit(node)
+        kind = type(node)
+        method = self._methods.get(kind)
+        if method is None:
+            found = getattr(type(self), "visit_" + kind.__name__, None)
+            method = self._methods[kind] = found if found is not None else type(self).generic_visit
+        return method(self, node)
 
     def generic_visit(self, node: Expression) -> T | None:
         for child in sub_expressions(node):

@@ -59,81 +59,88 @@ def _at(
 
 
 @dataclass
-class Evaluator:
-    """Evaluate expressions over *variables*; *plugins* maps qualified names to functions."""
+class Evaluator(nodes.ExpressionVisitor[Any]):
+    """Evaluate expressions over *variables*; *plugins* maps qualified names to functions.
+
+    One ``visit_<Node>`` method per expression it evaluates; any other expression is
+    `NotChecked` (`generic_visit`)."""
 
     variables: Mapping[str, Any]
     plugins: Mapping[str, Plugin] | None = None
 
     def __call__(self, expression: nodes.Expression) -> Any:
-        return self.eval(expression)
+        return self.visit(expression)
 
-    def eval(self, e: nodes.Expression) -> Any:
-        if isinstance(e, nodes.Literal):
-            return e.value
-        if isinstance(e, nodes.Reference):
-            if e.name.text in self.variables:
-                return self.variables[e.name.text]
-            raise NotChecked(f"'{e.name.text}' is not known here")
-        if isinstance(e, nodes.ListLiteral):
-            return sem.list_literal([self.eval(item) for item in e.items])
-        if isinstance(e, nodes.DictLiteral):
-            return {key: self.eval(value) for key, value in e.pairs}
-        if isinstance(e, nodes.BinaryOperation):
-            return self.binary(e)
-        if isinstance(e, nodes.Not):
-            nots = [e]  # not not … x, without recursion
-            while isinstance(nots[-1].operand, nodes.Not):
-                nots.append(nots[-1].operand)
-            value = self.eval(nots[-1].operand)
-            for current in reversed(nots):
-                try:
-                    value = sem.negation(value)
-                except sem.SemanticError as error:
-                    raise _at(error, current.span) from None
-            return value
-        if isinstance(e, nodes.Conditional):
-            try:
-                chosen = sem.choice(self.eval(e.condition))
-            except sem.SemanticError as error:
-                raise _at(error, e.condition.span) from None
-            return self.eval(e.then if chosen else e.otherwise)
-        if isinstance(e, nodes.MapLookup):
-            target, key = self.eval(e.target), self.eval(e.key)
-            try:
-                return sem.lookup(target, key)
-            except sem.SemanticError as error:
-                raise _at(error, e.span, right=e.key.span) from None
-        if isinstance(e, nodes.IsDefined):
-            return self.is_defined(e)
-        if isinstance(e, nodes.AttributeAccess):
-            # the values here are plain values: none has attributes (the compiler's instances do)
-            raise _at(sem.not_an_instance(e.name.text, self.eval(e.target)), e.span)
-        if isinstance(e, nodes.Interpolation):
-            return "".join(part if isinstance(part, str) else self.text(part) for part in e.parts)
-        if isinstance(e, nodes.FString):
-            return "".join(part if isinstance(part, str) else self.field(part, e.span) for part in e.parts)
-        if isinstance(e, nodes.FunctionCall):
-            return self.call(e)
+    def generic_visit(self, e: nodes.Expression) -> Any:
         raise NotChecked(f"{type(e).__name__} expressions are not evaluated here")
+
+    def visit_Literal(self, e: nodes.Literal) -> Any:  # noqa: N802 - the node class name
+        return e.value
+
+    def visit_Reference(self, e: nodes.Reference) -> Any:  # noqa: N802 - the node class name
+        if e.name.text in self.variables:
+            return self.variables[e.name.text]
+        raise NotChecked(f"'{e.name.text}' is not known here")
+
+    def visit_ListLiteral(self, e: nodes.ListLiteral) -> Any:  # noqa: N802 - the node class name
+        return sem.list_literal([self.visit(item) for item in e.items])
+
+    def visit_DictLiteral(self, e: nodes.DictLiteral) -> Any:  # noqa: N802 - the node class name
+        return {key: self.visit(value) for key, value in e.pairs}
+
+    def visit_Not(self, e: nodes.Not) -> Any:  # noqa: N802 - the node class name
+        nots = [e]  # not not … x, without recursion
+        while isinstance(nots[-1].operand, nodes.Not):
+            nots.append(nots[-1].operand)
+        value = self.visit(nots[-1].operand)
+        for current in reversed(nots):
+            try:
+                value = sem.negation(value)
+            except sem.SemanticError as error:
+                raise _at(error, current.span) from None
+        return value
+
+    def visit_Conditional(self, e: nodes.Conditional) -> Any:  # noqa: N802 - the node class name
+        try:
+            chosen = sem.choice(self.visit(e.condition))
+        except sem.SemanticError as error:
+            raise _at(error, e.condition.span) from None
+        return self.visit(e.then if chosen else e.otherwise)
+
+    def visit_MapLookup(self, e: nodes.MapLookup) -> Any:  # noqa: N802 - the node class name
+        target, key = self.visit(e.target), self.visit(e.key)
+        try:
+            return sem.lookup(target, key)
+        except sem.SemanticError as error:
+            raise _at(error, e.span, right=e.key.span) from None
+
+    def visit_AttributeAccess(self, e: nodes.AttributeAccess) -> Any:  # noqa: N802 - the node class name
+        # the values here are plain values: none has attributes (the compiler's instances do)
+        raise _at(sem.not_an_instance(e.name.text, self.visit(e.target)), e.span)
+
+    def visit_Interpolation(self, e: nodes.Interpolation) -> Any:  # noqa: N802 - the node class name
+        return "".join(part if isinstance(part, str) else self.text(part) for part in e.parts)
+
+    def visit_FString(self, e: nodes.FString) -> Any:  # noqa: N802 - the node class name
+        return "".join(part if isinstance(part, str) else self.field(part, e.span) for part in e.parts)
 
     def text(self, part: nodes.Expression) -> str:
         try:
-            return sem.to_text(self.eval(part))
+            return sem.to_text(self.visit(part))
         except sem.SemanticError as error:
             raise _at(error, part.span) from None
 
-    def is_defined(self, e: nodes.IsDefined) -> bool:
+    def visit_IsDefined(self, e: nodes.IsDefined) -> bool:  # noqa: N802 - the node class name
         target = e.target
         if isinstance(target, nodes.MapLookup):
-            mapping, key = self.eval(target.target), self.eval(target.key)
+            mapping, key = self.visit(target.target), self.visit(target.key)
             try:
                 return sem.has_value(mapping, key)
             except sem.SemanticError as error:
                 raise _at(error, e.span) from None
-        return sem.is_defined(self.eval(target))
+        return sem.is_defined(self.visit(target))
 
-    def binary(self, e: nodes.BinaryOperation) -> Any:
+    def visit_BinaryOperation(self, e: nodes.BinaryOperation) -> Any:  # noqa: N802 - the node class name
         """A chain ``a and b and c`` (parsed left-deep) is walked down, not recursed into:
         its length is not limited by Python's recursion limit."""
         chain = [e]
@@ -141,7 +148,7 @@ class Evaluator:
         while isinstance(left_node, nodes.BinaryOperation):
             chain.append(left_node)
             left_node = left_node.left
-        value = self.eval(left_node)
+        value = self.visit(left_node)
         for current in reversed(chain):
             value = self.binary_after_left(current, value)
         return value
@@ -153,8 +160,8 @@ class Evaluator:
                 left = sem.logical_operand(op, "left", left_value)
                 if left is (op == "or"):  # decided by the left side alone
                     return left
-                return sem.logical_operand(op, "right", self.eval(e.right))
-            left, right = left_value, self.eval(e.right)
+                return sem.logical_operand(op, "right", self.visit(e.right))
+            left, right = left_value, self.visit(e.right)
             if op == "==":
                 return sem.equal(left, right)
             if op == "!=":
@@ -173,19 +180,19 @@ class Evaluator:
 
     def field(self, f: nodes.FormatField, span: Span) -> str:
         try:
-            return sem.format_field(self.eval(f.value), f.conversion, f.format_spec)
+            return sem.format_field(self.visit(f.value), f.conversion, f.format_spec)
         except sem.SemanticError as error:
             raise _at(error, span) from None
 
-    def call(self, e: nodes.FunctionCall) -> Any:
+    def visit_FunctionCall(self, e: nodes.FunctionCall) -> Any:  # noqa: N802 - the node class name
         name = e.name.text
         function = (self.plugins or {}).get(name)
         if function is None:
             raise NotChecked(f"plugin call {name}(...) needs a plugin runtime")
-        args = [self.eval(a) for a in e.positional]
-        kwargs = {a.name.text: self.eval(a.value) for a in e.arguments}
+        args = [self.visit(a) for a in e.positional]
+        kwargs = {a.name.text: self.visit(a.value) for a in e.arguments}
         for wrapped in e.wrapped_kwargs:
-            extra = self.eval(wrapped)
+            extra = self.visit(wrapped)
             if not isinstance(extra, dict):
                 raise ConstantError(f"** needs a dict, got {_show(extra)}", wrapped.span)
             kwargs.update(extra)
