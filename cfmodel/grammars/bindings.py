@@ -35,7 +35,7 @@ from textx import TextXSyntaxError, metamodel_from_file
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars.common import MAX_INTEGER_DIGITS
-from cfmodel.grammars.frontend import CommentBlanker, attr, attrs, read_source, rule_of, syntax_error
+from cfmodel.grammars.frontend import CommentBlanker, TextxErrors, attr, attrs, read_source, rule_of
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -66,6 +66,13 @@ _RULE_NAMES = {
 }
 #: Alternatives that together mean "an expression could start here".
 _EXPRESSION_STARTS = frozenset(("'if'", "'unless'", "'!'", "'|'", "a value", "'['", "'{'", "'('"))
+#: How textX's syntax errors read (the front-end kit's `TextxErrors`).
+_ERRORS = TextxErrors(
+    _RULE_NAMES,
+    re.compile(r"\"[^\"\r\n]*\"?|'[^'\r\n]*'?|[$:\w]+|\S"),
+    _EXPRESSION_STARTS,
+    lambda names: "a value" in names and "'|'" in names,
+)
 
 _NAME = r"[a-z_][A-Za-z0-9_]*(?:::[a-z_][A-Za-z0-9_]*)*"
 _INTERPOLATION = re.compile(rf"\$\{{(::)?({_NAME})\}}|\$(::)?({_NAME})")
@@ -128,7 +135,7 @@ def parse_str(text: str, file: str = "<string>") -> ParsedBindings:
             builder = _Builder(text, file, bm.plain)
             root = builder.build_file(tree)
         except TextXSyntaxError as err:
-            raise _syntax_error(err, text, file) from err
+            raise _ERRORS.error(err, text, file) from err
         except RecursionError:
             span = Span(file, 1, 1, 1, 1)
             raise CfSyntaxError("the file nests too deeply to parse", span, "syntax") from None
@@ -170,37 +177,6 @@ def _valueless_test(category: str, span: Span) -> CfSyntaxError:
         return CfSyntaxError(message, span, "common-in-when")
     message = f"the category test '{category}' needs a value, as in: when {category} 'value' {{ … }}"
     return CfSyntaxError(message, span, "syntax")
-
-
-def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
-    line, col = int(err.line or 1), int(err.col or 1)
-    return syntax_error(file, line, col, _token_at(text, line, col), _expected(err))
-
-
-def _token_at(text: str, line: int, col: int) -> str:
-    lines = text.splitlines()
-    if line > len(lines):
-        return ""
-    rest = lines[line - 1][col - 1 :]
-    match = re.match(r"\"[^\"]*\"?|'[^']*'?|[$:\w]+|\S", rest)
-    return match.group(0) if match else ""
-
-
-def _expected(err: TextXSyntaxError) -> list[str]:
-    names: list[str] = []
-    for rule in err.expected_rules or ():
-        names.extend(n for n in _rule_text(rule) if n not in names)
-    if "a value" in names and "'|'" in names:
-        names = [n for n in names if n not in _EXPRESSION_STARTS] + ["an expression"]
-    return names
-
-
-def _rule_text(rule: Any) -> tuple[str, ...]:
-    rule_name = str(getattr(rule, "rule_name", "") or "")
-    if rule_name in _RULE_NAMES:
-        return _RULE_NAMES[rule_name]
-    text = str(getattr(rule, "to_match", "") or rule_name).removesuffix(r"\b")
-    return (f"'{text}'",)
 
 
 # --- tree to model ---------------------------------------------------------------------------------

@@ -36,14 +36,13 @@ from cfmodel.errors import CfSyntaxError
 from cfmodel.grammars.bindings import _Builder as _BindingsBuilder
 from cfmodel.grammars.frontend import (
     CommentBlanker,
+    TextxErrors,
     attr,
     attrs,
     file_span,
     read_source,
     rule_of,
-    syntax_error,
 )
-from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel import environments as em
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -86,6 +85,13 @@ _EXPRESSION_STARTS = frozenset(
         "'('",
         "a value",
     )
+)
+#: How textX's syntax errors read (the front-end kit's `TextxErrors`).
+_ERRORS = TextxErrors(
+    _RULE_NAMES,
+    re.compile(r"\"[^\"\r\n]*\"?|'[^'\r\n]*'?|[$:\w]+|\S"),
+    _EXPRESSION_STARTS,
+    lambda names: ("a variable" in names or "a value" in names) and "'|'" in names,
 )
 
 
@@ -134,7 +140,7 @@ def parse_str(text: str, file: str = "<string>") -> ParsedEnvironments:
             root = builder.build_file(tree)
             builder.finish()
         except TextXSyntaxError as err:
-            raise _syntax_error(err, text, file) from err
+            raise _ERRORS.error(err, text, file) from err
         except RecursionError:
             raise CfSyntaxError("the file nests too deeply to parse", file_span(file), "syntax") from None
     return ParsedEnvironments(root, builder.spans, file, text)
@@ -152,28 +158,6 @@ def parse_file(path: str | Path, display: str | None = None) -> ParsedEnvironmen
 
 
 # --- syntax errors ------------------------------------------------------------------------------
-
-
-def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
-    line, col = int(err.line or 1), int(err.col or 1)
-    index = LineIndex(text, file)
-    offset = min(index.offset(line, col), len(text)) if line <= len(index.line_starts) else len(text)
-    match = re.match(r"\"[^\"\n]*\"?|'[^'\n]*'?|[$:\w]+|\S", text[offset:])
-    return syntax_error(file, line, col, match.group(0) if match else "", _expected(err))
-
-
-def _expected(err: TextXSyntaxError) -> list[str]:
-    names: list[str] = []
-    for rule in err.expected_rules or ():
-        rule_name = str(getattr(rule, "rule_name", "") or "")
-        text = _RULE_NAMES.get(rule_name) or "'{}'".format(
-            str(getattr(rule, "to_match", "") or rule_name).removesuffix(r"\b")
-        )
-        if text not in names:
-            names.append(text)
-    if ("a variable" in names or "a value" in names) and "'|'" in names:
-        names = [n for n in names if n not in _EXPRESSION_STARTS] + ["an expression"]
-    return names
 
 
 class _Builder(_BindingsBuilder):

@@ -10,7 +10,10 @@ boundary and syntax-error rendering.
   kept whole in group 1 (strings, regexes) and a comment in group 2; text with none of the
   *markers* is returned as it is.
 * `attr`, `attrs`, `rule_of`: the typed boundary to textX's dynamic objects.
-* `expected_text`, `syntax_error`: ``unexpected X (expected A, B or C)`` at a span.
+* `expected_text`, `syntax_error`: ``unexpected X (expected A, B or C)`` at a span;
+  `TextxErrors`: a grammar's way of reading textX's syntax errors (its rules' names, its
+  tokens, when the alternatives are "an expression"), so every textX grammar turns them
+  into that message alike.
 
 It imports nothing of cfmodel but `errors`.
 """
@@ -19,7 +22,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +132,53 @@ def syntax_error(
     span = Span(file, line, col, line, col + max(len(found), 1))
     what = f"unexpected {found!r}" if found else "unexpected end of file"
     return CfSyntaxError(f"{what} (expected {expected_text(expected)})", span, code)
+
+
+@dataclass(frozen=True)
+class TextxErrors:
+    """How a textX grammar's syntax errors read (the bindings, environments and mcl grammars).
+
+    *rule_names*: what a rule textX expected is called (a name, or several for a rule of
+    alternatives); any other rule is its text quoted (``'bind'``; a keyword's ``\\b`` left
+    out, *shown* respelling a regex). *token*: the token found where parsing failed.
+    *is_expression*: whether the names expected mean "an expression could start here";
+    then the *expression_starts* among them are that one name. *code*: the error code."""
+
+    rule_names: Mapping[str, str | tuple[str, ...]]
+    token: re.Pattern[str]
+    expression_starts: frozenset[str]
+    is_expression: Callable[[list[str]], bool]
+    code: str = "syntax"
+    shown: Mapping[str, str] = field(default_factory=dict)
+
+    def error(self, err: Any, text: str, file: str) -> CfSyntaxError:
+        """``unexpected X (expected …)`` for textX's ``TextXSyntaxError`` *err* on *text*."""
+        line, col = int(err.line or 1), int(err.col or 1)
+        match = self.token.match(text, _offset(text, line, col))
+        return syntax_error(file, line, col, match.group(0) if match else "", self.expected(err), self.code)
+
+    def expected(self, err: Any) -> list[str]:
+        """The names of what textX expected, each once, in textX's order."""
+        names: list[str] = []
+        for rule in err.expected_rules or ():
+            rule_name = str(getattr(rule, "rule_name", "") or "")
+            named = self.rule_names.get(rule_name)
+            if named is None:
+                literal = "'{}'".format(str(getattr(rule, "to_match", "") or rule_name).removesuffix(r"\b"))
+                named = self.shown.get(literal, literal)
+            for name in (named,) if isinstance(named, str) else named:
+                if name not in names:
+                    names.append(name)
+        if self.is_expression(names):
+            names = [name for name in names if name not in self.expression_starts] + ["an expression"]
+        return names
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    """The offset of textX's 1-based line and column (lines end at ``\\n``), at most the end."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return len(text)
+    return min(start + col - 1, len(text))

@@ -31,7 +31,7 @@ from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars import frontend, peg
 from cfmodel.grammars import mcl_nodes as n
-from cfmodel.grammars.frontend import attr, attrs, rule_of, syntax_error
+from cfmodel.grammars.frontend import attr, attrs, rule_of
 from cfmodel.grammars.positions import LineIndex
 
 GRAMMAR = Path(__file__).with_name("mcl.tx")
@@ -54,10 +54,19 @@ _RULE_NAMES = {
     "SumOp": "an operator",
     "ProductOp": "an operator",
 }
-_REGEX_DISPLAY = {"'-(?!>)'": "'-'"}
 _EXPRESSION_STARTS = frozenset(
     ("a string", "an integer", "a float", "true or false", "'['", "'{'", "'('", "'$'", "'if'", "'func'")
 ) | {"'struct'", "'not'", "'true'", "'false'"}
+#: How textX's syntax errors read (the front-end kit's `TextxErrors`): four or more of the
+#: expression starts expected are "an expression".
+_ERRORS = frontend.TextxErrors(
+    _RULE_NAMES,
+    re.compile(r"\"[^\"\r\n]*\"?|[$\w]+|->|=>|\?:|\|\||==|!=|<=|>=|\S"),
+    _EXPRESSION_STARTS,
+    lambda names: sum(1 for name in names if name in _EXPRESSION_STARTS) >= 4,
+    "mcl-parse",
+    {"'-(?!>)'": "'-'"},
+)
 
 
 @functools.cache
@@ -104,7 +113,7 @@ def parse_str(text: str, file: str = "<string>") -> n.Program:
             if tree is None:  # not valid: textX parses again to explain why
                 tree = _metamodel().model_from_str(blanked)
         except TextXSyntaxError as err:
-            raise _syntax_error(err, text, file) from err
+            raise _ERRORS.error(err, text, file) from err
         except RecursionError:
             raise CfSyntaxError(
                 "the file nests too deeply to parse", Span(file, 1, 1, 1, 1), "mcl-parse"
@@ -127,27 +136,6 @@ def parse_file(path: str | Path, display: str | None = None) -> n.Program:
 
 
 # --- syntax errors ------------------------------------------------------------------------
-
-
-def _syntax_error(err: TextXSyntaxError, text: str, file: str) -> CfSyntaxError:
-    line, col = int(err.line or 1), int(err.col or 1)
-    index = LineIndex(text, file)
-    offset = min(index.offset(line, col), len(text)) if line <= len(index.line_starts) else len(text)
-    match = re.match(r"\"[^\"\n]*\"?|[$\w]+|->|=>|\?:|\|\||==|!=|<=|>=|\S", text[offset:])
-    return syntax_error(file, line, col, match.group(0) if match else "", _expected(err), "mcl-parse")
-
-
-def _expected(err: TextXSyntaxError) -> list[str]:
-    names: list[str] = []
-    for rule in err.expected_rules or ():
-        rule_name = str(getattr(rule, "rule_name", "") or "")
-        text = _RULE_NAMES.get(rule_name) or "'{}'".format(str(getattr(rule, "to_match", "") or rule_name))
-        text = _REGEX_DISPLAY.get(text, text)
-        if text not in names:
-            names.append(text)
-    if sum(1 for name in names if name in _EXPRESSION_STARTS) >= 4:
-        names = [name for name in names if name not in _EXPRESSION_STARTS] + ["an expression"]
-    return names
 
 
 @functools.cache

@@ -5,13 +5,22 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from cfmodel.errors import CfLoadError, CfSyntaxError
-from cfmodel.grammars import bindings, cf, environments
-from cfmodel.grammars.frontend import CommentBlanker, attr, attrs, expected_text, read_source, syntax_error
+from cfmodel.grammars import bindings, cf, environments, mcl
+from cfmodel.grammars.frontend import (
+    CommentBlanker,
+    TextxErrors,
+    attr,
+    attrs,
+    expected_text,
+    read_source,
+    syntax_error,
+)
 from cfmodel.project import parse_file as parse_cf_file
 
 PARSERS = {
@@ -105,3 +114,70 @@ def test_parsing_evaluates_nothing() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "expected"),
+    [
+        (
+            bindings.parse_str,
+            "bindings a {\r\n bind 'x' to \"abc\r\n}",
+            "t:2:14: error: unexpected '\"abc' (expected 'optional', 'producer', 'class', a type name "
+            "or an expression)  [syntax]",
+        ),
+        (
+            bindings.parse_str,
+            "bindings a { bind 'x' to 1 + }",
+            "t:1:30: error: unexpected '}' (expected an expression)  [syntax]",
+        ),
+        (
+            environments.parse_str,
+            "$x = [1,",
+            "t:1:9: error: unexpected end of file (expected ']' or an expression)  [syntax]",
+        ),
+        (
+            mcl.parse_str,
+            "$x = -",
+            "t:1:6: error: unexpected '-' (expected a name or an expression)  [mcl-parse]",
+        ),
+        (
+            mcl.parse_str,
+            "$x = struct{a int",
+            "t:1:15: error: unexpected 'int' (expected '=>')  [mcl-parse]",
+        ),
+    ],
+)
+def test_every_textx_grammar_reports_syntax_errors_through_the_kit(
+    parse: Callable[[str, str], object], text: str, expected: str
+) -> None:
+    """The found token (a string up to its line's end, CR excluded), the expected rules by
+    their names, an expression's starts as one, the grammar's code."""
+    with pytest.raises(CfSyntaxError) as caught:
+        parse(text, "t")
+    assert caught.value.render() == expected
+
+
+class _Rule:
+    def __init__(self, rule_name: str, to_match: str = "") -> None:
+        self.rule_name, self.to_match = rule_name, to_match
+
+
+class _Failure:
+    def __init__(self, line: int, col: int) -> None:
+        self.line, self.col = line, col
+        self.expected_rules = [_Rule("Str"), _Rule("Kw", "bind\\b"), _Rule("Str"), _Rule("Op")]
+
+
+def test_textx_errors_find_the_token_where_textx_points() -> None:
+    errors = TextxErrors(
+        {"Str": "a string", "Op": ("'+'", "'-'")},
+        re.compile(r"\w+|\S"),
+        frozenset({"'+'", "'-'"}),
+        lambda names: "'-'" in names,
+    )
+    assert errors.expected(_Failure(1, 1)) == ["a string", "'bind'", "an expression"]
+    assert errors.error(_Failure(2, 3), "a\nb word\n", "f").render() == (
+        "f:2:3: error: unexpected 'word' (expected a string, 'bind' or an expression)  [syntax]"
+    )
+    past = errors.error(_Failure(9, 1), "a\n", "f").render()  # past the text: its end
+    assert past.startswith("f:9:1: error: unexpected end of file")
