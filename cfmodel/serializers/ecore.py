@@ -749,7 +749,7 @@ class _Reader:
         for dt in self.datatypes:  # first: features copy their type's default
             datatypes.make_faithful(dt)
         for el, obj, attribute, apply, root in self.pending:
-            targets = [self.lookup(el, token, root) for token in el.get(attribute).split() if "#" in token]
+            targets = [self.lookup(el, token, root) for token in reference_tokens(el.get(attribute))]
             if targets:
                 apply(obj, targets)
         for raw, generic in self.raw_types:  # the raw supertypes and exceptions
@@ -794,6 +794,27 @@ class _Reader:
                 roots = [r for r in resource.contents if isinstance(r, EPackage)]
                 return roots[0] if roots else None
         return None
+
+
+def reference_tokens(value: str) -> list[str]:
+    """The references in an attribute's value, each as ``[uri]#fragment``. EMF writes one
+    as ``#//X`` or ``other#//X`` (its encoded attribute style, as in `.ecore` files), as
+    the bare fragment ``//X`` (the plain XMI style, as when a metamodel is saved as
+    ``.xmi``), and may put the target's type before it (``ecore:EDataType uri#//X``), which
+    names nothing. Any other token is kept as written, so it fails as an unresolved
+    reference instead of being dropped."""
+    tokens = value.split()
+    found = []
+    for index, token in enumerate(tokens):
+        if "#" in token:
+            found.append(token)
+        elif token.startswith("/"):
+            found.append("#" + token)
+        elif ":" in token and index + 1 < len(tokens):
+            continue  # the type before a reference
+        else:
+            found.append(token)
+    return found
 
 
 def erase(typed: Any, generic: EGenericType) -> None:
