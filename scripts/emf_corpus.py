@@ -34,6 +34,7 @@ from cfmodel.errors import CfModelError  # noqa: E402
 from cfmodel.serializers.base import ECORE_NS, XMI_NS  # noqa: E402
 from cfmodel.serializers.ecore import REFERENCE_FEATURES  # noqa: E402
 from cfmodel.serializers.xmlsafe import parse_file  # noqa: E402
+from tests.emf.corpusfetch import CorpusError  # noqa: E402
 from tests.emf.corpusrun import Outcome, emf_reading, export, metamodel_round_trip, model_reading  # noqa: E402
 from tests.emf.emf import EmfChecker, build_checker  # noqa: E402
 
@@ -136,17 +137,19 @@ def rows_of_folder(folder: Path) -> list[Row]:
 
 
 def rows_of_registry(work: Path) -> list[Row]:
-    from tests.emf.realmetamodels import METAMODELS, MODELS, REFUSED_METAMODELS, REFUSED_MODELS, fetch_all
+    """The cases of `tests/emf/realmetamodels.py`, laid out in *work*; each says the
+    version of the package its file was taken from."""
+    from tests.emf.realmetamodels import METAMODELS, MODELS, REFUSED_METAMODELS, REFUSED_MODELS, lay_out
 
-    corpus = fetch_all(work / "corpus")
+    corpus = work / "corpus"
+    versions = lay_out(corpus)
     rows = []
     for name, case in [*METAMODELS.items(), *((n, c) for n, (c, _) in REFUSED_METAMODELS.items())]:
-        rows.append(
-            Row("metamodel", name, case.source, corpus / case.main, tuple(corpus / f for f in case.files))
-        )
+        files = tuple(corpus / f for f in case.files)
+        rows.append(Row("metamodel", name, case.source(versions), corpus / case.main, files))
     for name, case in [*MODELS.items(), *((n, c) for n, (c, _) in REFUSED_MODELS.items())]:
         files = tuple(corpus / f for f in case.files[1:])
-        rows.append(Row("model", name, case.source, corpus / case.main, files))
+        rows.append(Row("model", name, case.source(versions), corpus / case.main, files))
     return rows
 
 
@@ -203,7 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     emf = build_checker()
     with tempfile.TemporaryDirectory(prefix="emf-corpus-") as temporary:
         work = Path(temporary)
-        rows = rows_of_registry(work) if args.registry else []
+        try:
+            rows = rows_of_registry(work) if args.registry else []
+        except CorpusError as exc:  # a download failed, or a registry serves other files
+            print(f"emf_corpus: {exc}", file=sys.stderr)
+            return 2
         for folder in args.folders:
             rows.extend(rows_of_folder(folder.resolve()))
         results = run_rows(rows, emf, work)

@@ -16,13 +16,13 @@ from cfmodel.errors import CfSerializationError
 from cfmodel.grammars import nodes
 from cfmodel.grammars.cf import parse_str
 from cfmodel.transforms.cf.ecore_import import import_ecore
-from tests.emf.realmetamodels import emf_jar_models
+from tests.emf.realmetamodels import emf_jar_models, for_tests
 
 
 @pytest.fixture(scope="module")
 def emf_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("emf-models")
-    emf_jar_models(folder)
+    for_tests(lambda: emf_jar_models(folder))
     return folder
 
 

@@ -1,64 +1,64 @@
 """Real metamodels and real models, fetched from package registries at test setup and
 never committed.
 
-Where they come from (each archive pinned by version and SHA-256, downloaded once into
-the corpus cache ``$CFMODEL_CORPUS_DIR``, default ``~/.cache/cfmodel/corpus``, with the
-registry's own client):
+Where they come from (downloaded once into the corpus cache ``$CFMODEL_CORPUS_DIR``,
+default ``~/.cache/cfmodel/corpus``, with the registry's own client; every file pinned by
+the SHA-256 of its bytes, each archive by version, `tests/emf/corpusfetch.py`):
 
 * Debian: EMF's own metamodels from the installed ``libeclipse-emf-ecore-java`` jar
   (`scripts/system-packages.txt`); the change model, EMF.Edit's tree model, XML Schema's
   metamodel and the Eclipse 4 application model (``UIElements``, ``ModelFragment``) with
   three real application models of it (``*.e4xmi``) from ``.deb`` files that
   ``apt-get download`` fetches (never installed; the files are read out of the jars).
+  When bookworm replaces a pinned version, the current one is taken and its files must
+  still match their pins.
 * PyPI: the ESDL energy-system metamodel of the ``pyesdl`` wheel (``pip download``).
 * npm: the metamodels and models of the ``ecore`` package's tests and examples
   (``npm pack``): generics, references written as ``<eType href>`` elements, a metamodel
-  EMF itself refuses, models with ``href``s to other documents and several roots.
+  EMF itself refuses, models with ``href`` to other documents and several roots.
 
 `fetch_all` lays the files out as Eclipse's plugins are laid out, so that what a file
 names by relative path (``../../org.eclipse.emf.ecore/model/Ecore.ecore``) is there, for
-EMF and for cfmodel alike. In CI a failed download or a changed checksum is an error.
+EMF and for cfmodel alike. A failed download skips locally and fails in CI; content other
+than the pinned one always fails, naming the file.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import os
-import subprocess
-import sys
-import tarfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+import pytest
 
 from tests.conftest import skip_or_fail
 from tests.corpus.test_corpus import corpus_dir
+from tests.emf.corpusfetch import (
+    Archive,
+    CorpusError,
+    CorpusUnavailable,
+    Pinned,
+    Registries,
+    check_pin,
+    extract,
+)
 
 JAR = Path("/usr/share/java/eclipse-emf-ecore.jar")  # an installed system package
 ECORE_PLUGIN = "eclipse/org.eclipse.emf.ecore/model"
+T = TypeVar("T")
+INSTALLED_EMF = Archive("installed", "libeclipse-emf-ecore-java", "", "")
 
-
-@dataclass(frozen=True)
-class Archive:
-    """One pinned download: a Debian ``.deb``, a PyPI wheel or an npm tarball."""
-
-    registry: str  # "debian", "pypi" or "npm"
-    name: str
-    version: str
-    sha256: str
-
-    @property
-    def label(self) -> str:
-        return f"{self.registry} {self.name} {self.version}"
-
-    @property
-    def file_name(self) -> str:
-        if self.registry == "debian":
-            return f"{self.name}_{self.version.replace(':', '%3a')}_all.deb"
-        if self.registry == "pypi":
-            return f"{self.name}-{self.version}-py3-none-any.whl"
-        return f"{self.name.lstrip('@').replace('/', '-')}-{self.version}.tgz"
+# the metamodels of EMF's installed Ecore jar (model/NAME in the jar)
+JAR_FILES = {
+    "DateConversionDelegateAnnotation.ecore": "5f5890cf0605c0777d8492c279cc77a662cd8687434076f0921a26ffa819b6bd",
+    "Ecore.ecore": "4ef00e244eda85b2da8670bb5582eb7c8d762d459e3e2c834b228384733c0aa6",
+    "EcoreAnnotation.ecore": "6d59f5aa5ec96968dcdf31fa033fe968f3b191dae8d918a851eb64a9977d5650",
+    "ExtendedMetaData.ecore": "44191cbcc9f36b1c299f955f670ba4a9be47fd5273f4ab8a8f8711785487c930",
+    "XMLNamespace.ecore": "92d8f482deed9d9f26d1352a3f424bac5627c2d8a665423d340c5ddc0854c98f",
+    "XMLType.ecore": "a3cf212589fac57c2ec8d4b8fb0a2b8523e5c9f767d24cf322b289bcc3afd736",
+}
 
 
 def _deb(name: str, version: str, sha256: str) -> Archive:
@@ -107,55 +107,94 @@ ECORE_JS = Archive(
     "npm", "ecore", "0.12.0", "079271c0301103534eca75145ead6b4be97f13d6138bcc2c5258948e4bf7dbd6"
 )
 
-# where each file goes in the layout <- (archive, the jar inside a .deb or None, member)
-_DEB_JARS = {
-    CHANGE: "usr/share/java/eclipse-emf-ecore-change-2.14.0.jar",
-    EDIT: "usr/share/java/eclipse-emf-edit-2.17.0.jar",
-    XSD: "usr/share/java/eclipse-xsd-2.17.0.jar",
-    E4_MODEL: "usr/share/java/eclipse-e4-ui-model-workbench-2.2.300.jar",
-    UI_WORKBENCH: "usr/share/java/eclipse-ui-workbench-3.127.0.jar",
-    IDE_APPLICATION: "usr/share/java/eclipse-ui-ide-application-1.4.600.jar",
-    IDE: "usr/share/java/eclipse-ui-ide-3.20.0.jar",
-}
 _ECOREJS_TESTS = "package/test/models/"
-FILES: dict[str, tuple[Archive, str]] = {
-    "eclipse/org.eclipse.emf.ecore.change/model/Change.ecore": (CHANGE, "model/Change.ecore"),
-    "eclipse/org.eclipse.emf.edit/model/Tree.ecore": (EDIT, "model/Tree.ecore"),
-    "eclipse/org.eclipse.xsd/model/XSD.ecore": (XSD, "model/XSD.ecore"),
-    "eclipse/org.eclipse.e4.ui.model.workbench/model/UIElements.ecore": (E4_MODEL, "model/UIElements.ecore"),
-    "eclipse/org.eclipse.e4.ui.model.workbench/model/ModelFragment.ecore": (
+_ECOREJS_EXAMPLES = "package/examples/"
+_E4 = "eclipse/org.eclipse.e4.ui.model.workbench/model/"
+
+# where each file goes in the layout -> its archive, its path there (in a .deb: in one of
+# its jars) and the SHA-256 of its bytes
+FILES: dict[str, Pinned] = {
+    "eclipse/org.eclipse.emf.ecore.change/model/Change.ecore": Pinned(
+        CHANGE, "model/Change.ecore", "88ab22d76d92cab00a27d8a04966da6b71855b9f2eba0e19d539e44f87709067"
+    ),
+    "eclipse/org.eclipse.emf.edit/model/Tree.ecore": Pinned(
+        EDIT, "model/Tree.ecore", "93be700d357784a805a9a49001ec746a12abbf9f69d5f9990909a4ff71348422"
+    ),
+    "eclipse/org.eclipse.xsd/model/XSD.ecore": Pinned(
+        XSD, "model/XSD.ecore", "cf18dba97664fa1dcd71e475d2ca76be7e0291380e78264c6f376cb5b034ed33"
+    ),
+    f"{_E4}UIElements.ecore": Pinned(
+        E4_MODEL, "model/UIElements.ecore", "5f15a9c83eeb325e717edc0ca13212341e003e4321d010ef11c8de958148a81f"
+    ),
+    f"{_E4}ModelFragment.ecore": Pinned(
         E4_MODEL,
         "model/ModelFragment.ecore",
+        "a45c69d4b68ca32e96c4c6f15a0f436b2582838e721e62929f4b0e7fbc975a3a",
     ),
-    "eclipse/org.eclipse.ui.workbench/LegacyIDE.e4xmi": (UI_WORKBENCH, "LegacyIDE.e4xmi"),
-    "eclipse/org.eclipse.ui.ide.application/LegacyIDE_fragment.e4xmi": (
+    "eclipse/org.eclipse.ui.workbench/LegacyIDE.e4xmi": Pinned(
+        UI_WORKBENCH, "LegacyIDE.e4xmi", "fc147fa6a5bf140a07b328b30e338708aba5145835216c53da6e5bb50a98a461"
+    ),
+    "eclipse/org.eclipse.ui.ide.application/LegacyIDE_fragment.e4xmi": Pinned(
         IDE_APPLICATION,
         "LegacyIDE_fragment.e4xmi",
+        "d8a9289ba6408ec303dba6ea08faab9c444966fdd24cc5efced25d991b3ba850",
     ),
-    "eclipse/org.eclipse.ui.ide/model/fragment.e4xmi": (IDE, "model/fragment.e4xmi"),
-    "pyesdl/esdl.ecore": (PYESDL, "esdl/esdl.ecore"),
-    "ecore-js/TestModel.ecore": (ECORE_JS, "package/examples/xmi_node/TestModel.ecore"),
+    "eclipse/org.eclipse.ui.ide/model/fragment.e4xmi": Pinned(
+        IDE, "model/fragment.e4xmi", "8ea5b998dd81338f7cd0042116142adb33247d050c6e4c8e44d656aaee3163a4"
+    ),
+    "pyesdl/esdl.ecore": Pinned(
+        PYESDL, "esdl/esdl.ecore", "4011e41c191260c2d9299f7b9cf7be26984a7a1c7481b00500560ee907d9cbcc"
+    ),
+    "ecore-js/TestModel.ecore": Pinned(
+        ECORE_JS,
+        _ECOREJS_EXAMPLES + "xmi_node/TestModel.ecore",
+        "8e69a433ff0c3f10ec89bac55dfe40eca8e72a10c4c37cac4c99ace8a3cb2264",
+    ),
+    "ecore-js/model.xmi": Pinned(
+        ECORE_JS,
+        _ECOREJS_EXAMPLES + "node/model.xmi",
+        "124c0b980890101ad663504f7f8d21a98ceca62b0bfeb5567b444e999c1d6bf9",
+    ),
     **{
-        f"ecore-js/{name}": (ECORE_JS, _ECOREJS_TESTS + name)
-        for name in (
-            "generic.ecore",
-            "test1.xmi",
-            "test2.xmi",
-            "test3.xmi",
-            "test5.xmi",
-            "test6.xmi",
-            "test5-idtest1.xmi",
-            "test5-idtest2.xmi",
-            "test5-instance1.xmi",
-            "test5-instance2.xmi",
-            "test5-instance3a.xmi",
-            "test5-instance3b.xmi",
-            "test5-instance3c.xmi",
-            "test5-instance4.xmi",
-            "test5-instance5a.xmi",
-            "test5-instance5b.xmi",
-            "test5-instance6.xmi",
-            "test5-multipleinstances.xmi",
+        f"ecore-js/xmi_node/{name}": Pinned(ECORE_JS, f"{_ECOREJS_EXAMPLES}xmi_node/{name}", digest)
+        for name, digest in (
+            (
+                "multipleInstance.testmodel",
+                "5cbc2863443ccf9ec5cb36c191bea25ec69c8cbc27947b466d0bf47eaa7ff67a",
+            ),
+            ("test1.testmodel", "f4b500e4ea12698b13bbf16dab7c34de3b1b5de317f8e50e73a0c16c608f6b0c"),
+            ("test2.testmodel", "f5ea0c2af555d28dc25b22a58aa853494d0b4d4a9c0d5b69d0851a74c7c0ec15"),
+            ("test3a.testmodel", "5e001f953d40e9e78bd5af35a37570bf62d4194f968042efefeedba43e8ba097"),
+            ("test3b.testmodel", "4e68726cf8905180784dda85359d63bcaf3896a3473030c529914e3e3b9a0a41"),
+            ("test3c.testmodel", "030d61590c27a4e971851cf40f79ab5f178d3f6b898f5d5a19359ba0b33a76ec"),
+            ("test4a.testmodel", "482f6f32040662a7ddb459437607d95c5ed465988e99e37359a7412ee5ed351b"),
+            ("test4b.testmodel", "a3846a42fd0a9e6b0da3ae89147604de7e78fba03da09e35343c902c2abd5eb7"),
+        )
+    },
+    **{
+        f"ecore-js/{name}": Pinned(ECORE_JS, _ECOREJS_TESTS + name, digest)
+        for name, digest in (
+            ("generic.ecore", "cbd146d4a4ba7bae5894ccc34bd0189bec69f1ba03a7ef200cc9b29430b14903"),
+            ("test1.xmi", "411e7b811af9ed8f422ee2cc29d1448b349f78fe70463012b11a186b7e6745c5"),
+            ("test2.xmi", "c8f8af4fa2526e759b0e53840525a237592349fc522976ab0b6716d307c235a4"),
+            ("test3.xmi", "1a332eb44cab3f562f34cdf5adaeb9a0ad3298d3b724028b12153bba34af10dc"),
+            ("test5.xmi", "4bfb2184acbefa9ac23f9d352819a44aa9730d8086cf614306547ec35441f1e1"),
+            ("test6.xmi", "dd3a2509e66780f2792bcc57b42c9da866e2d86025446ac5bffcd56caa38351f"),
+            ("test5-idtest1.xmi", "2db11b122e410e0f849c3aea50ccd76003a1260d9c85732bb95eb26b5a70d924"),
+            ("test5-idtest2.xmi", "09b2d7aaac324b3104ff29627809a63a525d37d5cca6bd7c667bf1a76d57646a"),
+            ("test5-instance1.xmi", "7d54a52277685019b644c6a60d16bcaac3ed2cc51a88dc3b267c656dcb799f56"),
+            ("test5-instance2.xmi", "9c280af78b056ed536aa3c77f78a43cb2459fb40e7033148ff190361bcd91aec"),
+            ("test5-instance3a.xmi", "1f20ce440c18c5a6a6ddb7ccb7ed787527c55f3ddf214cb0b83e9530e8d19598"),
+            ("test5-instance3b.xmi", "177239c1d64fabda2b1e6110d74e7868fa8b7abd5b39bf33fc335e01215ff92c"),
+            ("test5-instance3c.xmi", "497824dca4d3447aa5233b6fa14c21cf3d23cef2391c9b049699a1a21254bae3"),
+            ("test5-instance4.xmi", "f2232ac1e32c77a506b19c8f40722019c78bd42172a654d58ff82dd2f637722a"),
+            ("test5-instance5a.xmi", "34364fb29b67bd0e5274ea7f1e59bf738c3402f82b0bab9ab44c80ee50aade1f"),
+            ("test5-instance5b.xmi", "0eb33eec64b46ef685b7431116614cba59649b57490d0b964c12a8dab3b9d690"),
+            ("test5-instance6.xmi", "097c9c94d73f613e9e8c79b063a151101acda2db0ab1afd6118643d9ea3287b1"),
+            (
+                "test5-multipleinstances.xmi",
+                "3ac864b39b56ec364d701cdaa86b1f8c55448c2ded65a692a59bf5a22cf8f9ca",
+            ),
         )
     },
 }
@@ -163,18 +202,24 @@ FILES: dict[str, tuple[Archive, str]] = {
 
 @dataclass(frozen=True)
 class Case:
-    """Files of the layout read together (the first is the one the case is about)."""
+    """Files of the layout read together (the first is the one the case is about), and
+    the archive the first comes from."""
 
     files: tuple[str, ...]
-    source: str
+    archive: Archive
 
     @property
     def main(self) -> str:
         return self.files[0]
 
+    def source(self, versions: dict[Archive, str] | None = None) -> str:
+        """Where the case's file comes from (with the version served, when given)."""
+        if self.archive is INSTALLED_EMF:
+            return f"debian {self.archive.name} (installed: {JAR.name})"
+        return self.archive.label((versions or {}).get(self.archive))
 
-_EMF = f"debian libeclipse-emf-ecore-java (installed: {JAR.name})"
-_E4 = "eclipse/org.eclipse.e4.ui.model.workbench/model/"
+
+_EMF = INSTALLED_EMF
 
 # metamodels: import -> check -> export -> EMF structural comparison
 METAMODELS: dict[str, Case] = {
@@ -186,30 +231,32 @@ METAMODELS: dict[str, Case] = {
     "DateConversionDelegateAnnotation": Case(
         (f"{ECORE_PLUGIN}/DateConversionDelegateAnnotation.ecore",), _EMF
     ),
-    "Change": Case(("eclipse/org.eclipse.emf.ecore.change/model/Change.ecore",), CHANGE.label),
-    "Tree": Case(("eclipse/org.eclipse.emf.edit/model/Tree.ecore",), EDIT.label),
-    "XSD": Case(("eclipse/org.eclipse.xsd/model/XSD.ecore",), XSD.label),
-    "UIElements": Case((f"{_E4}UIElements.ecore",), E4_MODEL.label),
-    "ModelFragment": Case((f"{_E4}ModelFragment.ecore", f"{_E4}UIElements.ecore"), E4_MODEL.label),
-    "esdl": Case(("pyesdl/esdl.ecore",), PYESDL.label),
-    "ecorejs-generic": Case(("ecore-js/generic.ecore",), ECORE_JS.label),
-    "ecorejs-TestModel": Case(("ecore-js/TestModel.ecore",), ECORE_JS.label),
-    "ecorejs-test1": Case(("ecore-js/test1.xmi",), ECORE_JS.label),
-    "ecorejs-test2": Case(("ecore-js/test2.xmi",), ECORE_JS.label),
-    "ecorejs-test3": Case(("ecore-js/test3.xmi",), ECORE_JS.label),
-    "ecorejs-test5": Case(("ecore-js/test5.xmi",), ECORE_JS.label),
+    "Change": Case(("eclipse/org.eclipse.emf.ecore.change/model/Change.ecore",), CHANGE),
+    "Tree": Case(("eclipse/org.eclipse.emf.edit/model/Tree.ecore",), EDIT),
+    "XSD": Case(("eclipse/org.eclipse.xsd/model/XSD.ecore",), XSD),
+    "UIElements": Case((f"{_E4}UIElements.ecore",), E4_MODEL),
+    "ModelFragment": Case((f"{_E4}ModelFragment.ecore", f"{_E4}UIElements.ecore"), E4_MODEL),
+    "esdl": Case(("pyesdl/esdl.ecore",), PYESDL),
+    "ecorejs-generic": Case(("ecore-js/generic.ecore",), ECORE_JS),
+    "ecorejs-TestModel": Case(("ecore-js/TestModel.ecore",), ECORE_JS),
+    "ecorejs-model": Case(("ecore-js/model.xmi",), ECORE_JS),
+    "ecorejs-test1": Case(("ecore-js/test1.xmi",), ECORE_JS),
+    "ecorejs-test2": Case(("ecore-js/test2.xmi",), ECORE_JS),
+    "ecorejs-test3": Case(("ecore-js/test3.xmi",), ECORE_JS),
+    "ecorejs-test5": Case(("ecore-js/test5.xmi",), ECORE_JS),
 }
 
 # metamodels EMF itself refuses: cfmodel refuses them too, at the line EMF names
 REFUSED_METAMODELS: dict[str, tuple[Case, str]] = {
-    "ecorejs-test6": (Case(("ecore-js/test6.xmi",), ECORE_JS.label), "unresolved reference '#//Invalid'"),
+    "ecorejs-test6": (Case(("ecore-js/test6.xmi",), ECORE_JS), "unresolved reference '#//Invalid'"),
 }
 
 _TEST5 = ("ecore-js/test5.xmi",)
+_TESTMODEL = ("ecore-js/TestModel.ecore",)
 # real models -> the metamodel files they are instances of (read as EMF reads them)
 MODELS: dict[str, Case] = {
     "LegacyIDE": Case(
-        ("eclipse/org.eclipse.ui.workbench/LegacyIDE.e4xmi", f"{_E4}UIElements.ecore"), UI_WORKBENCH.label
+        ("eclipse/org.eclipse.ui.workbench/LegacyIDE.e4xmi", f"{_E4}UIElements.ecore"), UI_WORKBENCH
     ),
     "LegacyIDE_fragment": Case(
         (
@@ -217,7 +264,7 @@ MODELS: dict[str, Case] = {
             f"{_E4}UIElements.ecore",
             f"{_E4}ModelFragment.ecore",
         ),
-        IDE_APPLICATION.label,
+        IDE_APPLICATION,
     ),
     "ide-fragment": Case(
         (
@@ -225,14 +272,17 @@ MODELS: dict[str, Case] = {
             f"{_E4}UIElements.ecore",
             f"{_E4}ModelFragment.ecore",
         ),
-        IDE.label,
+        IDE,
     ),
     **{
-        f"ecorejs-{name}": Case((f"ecore-js/{name}.xmi", *_TEST5), ECORE_JS.label)
+        f"ecorejs-{name}": Case((f"ecore-js/{name}.xmi", *_TEST5), ECORE_JS)
         for name in (
+            "test5-idtest1",
             "test5-idtest2",  # href to test5-idtest1.xmi, by id
             "test5-instance1",
             "test5-instance2",
+            "test5-instance3a",
+            "test5-instance3b",
             "test5-instance3c",  # hrefs to two other documents' roots
             "test5-instance5a",
             "test5-instance5b",  # an attribute's value written as an element
@@ -240,107 +290,71 @@ MODELS: dict[str, Case] = {
         )
     },
     "ecorejs-test5-multipleinstances": Case(
-        ("ecore-js/test5-multipleinstances.xmi", *_TEST5, "ecore-js/test1.xmi"), ECORE_JS.label
+        ("ecore-js/test5-multipleinstances.xmi", *_TEST5, "ecore-js/test1.xmi"), ECORE_JS
     ),
+    # the ecore package's example models of TestModel.ecore
+    **{
+        f"ecorejs-{name}": Case((f"ecore-js/xmi_node/{name}.testmodel", *_TESTMODEL), ECORE_JS)
+        for name in (
+            "test1",  # subclasses in a containment
+            "test2",
+            "test3a",
+            "test3b",
+            "test3c",  # hrefs to the roots of test3a and test3b, by relative path
+            "test4a",
+            "test4b",  # a value written as an element
+            "multipleInstance",  # several roots, references as "/1 /2"
+        )
+    },
 }
 
 # models EMF itself refuses: cfmodel refuses them too
 REFUSED_MODELS: dict[str, tuple[Case, str]] = {
     "ecorejs-test5-instance4": (
-        Case(("ecore-js/test5-instance4.xmi", *_TEST5), ECORE_JS.label),
+        Case(("ecore-js/test5-instance4.xmi", *_TEST5), ECORE_JS),
         "class 'invalidItem' not found in http://www.example.org/test5",
     ),
 }
 
 
-# ---------------------------------------------------------------------- fetching
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
-
-
-def _download(archive: Archive, folder: Path) -> subprocess.CompletedProcess[str]:
-    if archive.registry == "debian":
-        wanted = f"{archive.name}={archive.version}"
-        done = _run(["apt-get", "download", wanted], folder)
-        if done.returncode != 0 and os.geteuid() == 0:  # a fresh machine has no package lists
-            _run(["apt-get", "update", "-qq"], folder)
-            done = _run(["apt-get", "download", wanted], folder)
-        return done
-    if archive.registry == "pypi":
-        pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(folder)]
-        return _run([*pip, f"{archive.name}=={archive.version}"], folder)
-    return _run(["npm", "pack", "--silent", f"{archive.name}@{archive.version}"], folder)
-
-
-def fetch(archive: Archive) -> Path:
-    """The archive in the corpus cache, downloaded if missing; its checksum checked."""
-    folder = corpus_dir() / archive.registry
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / archive.file_name
-    if not path.is_file():
-        try:
-            done = _download(archive, folder)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            skip_or_fail(f"could not download {archive.label}: {exc}")
-        if done.returncode != 0 or not path.is_file():
-            skip_or_fail(f"could not download {archive.label}: {done.stderr.strip()[-500:]}")
-    found = _sha256(path)
-    if found != archive.sha256:
-        skip_or_fail(f"{path}: SHA-256 {found}, pinned {archive.sha256} ({archive.label})")
-    return path
-
-
-def _deb_member(deb: Path, member: str) -> bytes:
-    """One file of a ``.deb``'s data (through ``dpkg-deb``, which every Debian has)."""
-    done = subprocess.run(
-        ["dpkg-deb", "--fsys-tarfile", str(deb)], capture_output=True, timeout=600, check=False
-    )
-    if done.returncode != 0:
-        skip_or_fail(f"dpkg-deb cannot read {deb}: {done.stderr.decode(errors='replace')[-300:]}")
-    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as data:
-        extracted = data.extractfile(f"./{member}")
-        assert extracted is not None, f"{member} is not a file in {deb}"
-        return extracted.read()
-
-
-def _member(archive: Archive, path: Path, member: str, jars: dict[Archive, zipfile.ZipFile]) -> bytes:
-    if archive.registry == "debian":
-        if archive not in jars:
-            jars[archive] = zipfile.ZipFile(io.BytesIO(_deb_member(path, _DEB_JARS[archive])))
-        return jars[archive].read(member)
-    if archive.registry == "pypi":
-        with zipfile.ZipFile(path) as wheel:
-            return wheel.read(member)
-    with tarfile.open(path) as tgz:
-        extracted = tgz.extractfile(member)
-        assert extracted is not None, f"{member} is not a file in {path}"
-        return extracted.read()
+# ---------------------------------------------------------------------- laying out
 
 
 def emf_jar_models(folder: Path) -> None:
-    """Every ``model/*.ecore`` of EMF's installed Ecore jar, into *folder*."""
+    """The metamodels of EMF's installed Ecore jar (`JAR_FILES`) into *folder*, each
+    checked against its pin (`CorpusChanged` when the installed package has others)."""
     if not JAR.is_file():
-        skip_or_fail(f"{JAR} (Debian's libeclipse-emf-ecore-java, scripts/system-packages.txt)")
+        raise CorpusUnavailable(f"{JAR} (Debian's libeclipse-emf-ecore-java, scripts/system-packages.txt)")
     folder.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(JAR) as jar:
-        for name in jar.namelist():
-            if name.startswith("model/") and name.endswith(".ecore"):
-                (folder / Path(name).name).write_bytes(jar.read(name))
+        for name, digest in JAR_FILES.items():
+            member = f"model/{name}"
+            found = jar.read(member) if member in jar.NameToInfo else None
+            pinned = Pinned(INSTALLED_EMF, member, digest)
+            data = check_pin(f"{ECORE_PLUGIN}/{name}", pinned, found, f"the installed {JAR}")
+            (folder / name).write_bytes(data)
+
+
+def lay_out(folder: Path, registries: Registries | None = None) -> dict[Archive, str]:
+    """Every file of the corpus into *folder*, laid out as described above; the version
+    each archive was taken at. Raises `CorpusError` (`CorpusUnavailable`, `CorpusChanged`)."""
+    emf_jar_models(folder / ECORE_PLUGIN)
+    return extract(FILES, folder, registries or Registries(), corpus_dir())
+
+
+def for_tests(lay: Callable[[], T]) -> T:
+    """What *lay* returns, or a skip (locally) or failure (in CI) when an archive cannot be
+    had, and always a failure, without a traceback, when a file is not the pinned one."""
+    try:
+        return lay()
+    except CorpusUnavailable as exc:
+        skip_or_fail(str(exc))
+        raise  # skip_or_fail does not return
+    except CorpusError as exc:  # CorpusChanged
+        pytest.fail(str(exc), pytrace=False)
 
 
 def fetch_all(folder: Path) -> Path:
-    """Every file of the corpus into *folder*, laid out as described above; returns it."""
-    emf_jar_models(folder / ECORE_PLUGIN)
-    archives = {archive: fetch(archive) for archive, _ in FILES.values()}
-    jars: dict[Archive, zipfile.ZipFile] = {}
-    for target, (archive, member) in FILES.items():
-        out = folder / target
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(_member(archive, archives[archive], member, jars))
+    """`lay_out` for the tests (`for_tests`): *folder*, with the corpus in it."""
+    for_tests(lambda: lay_out(folder))
     return folder
