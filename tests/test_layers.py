@@ -2,7 +2,9 @@
 
 * grammars import no transforms (parsing builds trees and evaluates nothing);
 * metamodel imports no transforms, grammars or serializers;
-* serializers and transforms import no CLI (``cfmodel/cli.py``, ``cfmodel/commands/``);
+* serializers import no transforms (they hold formats; the runtime below them both);
+* serializers and transforms import no CLI (``cfmodel/cli.py``, ``cfmodel/commands/``) and
+  no façade (``cfmodel/pipeline.py``): no step calls back up;
 * no import cycles between modules — counting function-local imports (an import moved into
   a function does not make a cycle go away) and the package ``__init__`` an import runs
   (importing ``a.b.c`` runs ``a.b``); imports under ``TYPE_CHECKING`` are types only;
@@ -28,10 +30,10 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "cfmodel"
 
 FORBIDDEN = {
-    "grammars": {"transforms"},
-    "metamodel": {"transforms", "grammars", "serializers"},
-    "serializers": {"cli"},
-    "transforms": {"cli"},
+    "grammars": {"transforms", "pipeline", "cli"},
+    "metamodel": {"transforms", "grammars", "serializers", "pipeline", "cli"},
+    "serializers": {"transforms", "pipeline", "cli"},
+    "transforms": {"pipeline", "cli"},
 }
 
 
