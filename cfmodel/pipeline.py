@@ -1,6 +1,6 @@
 """The pipeline façade: a project directory to its instance model and files, in named steps.
 
-    request ─▶ load ─▶ resolve ─▶ evaluate ─▶ lift ─▶ to_model ─▶ write
+    request ─▶ load ─▶ bindings ─▶ resolve ─▶ evaluate ─▶ lift ─▶ to_model ─▶ write
 
 Each step is a function of this module taking the product of the ones before it and
 returning its own, which can be printed (`dump`: the stage names are `STAGES`; ``cfmodel
@@ -12,7 +12,8 @@ compiler and lets each be called alone:
   main file, module path, injector and facts. None for a directory compiled as it is.
 * `load`: the `Project` — the main file and every namespace it imports, parsed.
 * `bindings`: the injector of a project compiled as it is (its ``site.bind``,
-  ``bindings/``, modules' bindings), by the request sequence on its directory.
+  ``bindings/``, modules' bindings), by the request sequence on its directory (printed:
+  the effective bindings, `dump_bindings`).
 * `resolve`: the `LinkedProgram` (`cfmodel.transforms.cf.resolve`).
 * `evaluate`: the instances (`cfmodel.transforms.cf.refine`).
 * `lift`: the derived metamodel (`cfmodel.transforms.cf.lift`).
@@ -152,7 +153,7 @@ Progress = Callable[[str, int, int], None]
 ENVIRONMENTS_FILE = "environments.cfenv"
 
 #: The stages whose product `dump` prints, in pipeline order.
-STAGES = ("request", "load", "resolve", "evaluate", "lift", "model")
+STAGES = ("request", "load", "bindings", "resolve", "evaluate", "lift", "model")
 
 
 # ---------------------------------------------------------------------------- the steps
@@ -750,11 +751,27 @@ def environments_model(product: Evaluation | RequestResult) -> ModelExport:
 @dataclass(frozen=True)
 class BindingsRequest:
     """The bindings step of the ``bindings`` commands: the selected environment, its
-    injector, and the request's warnings."""
+    injector, and the request's warnings. Printed: the effective bindings, as ``cfmodel
+    bindings show`` prints them."""
 
     environment: str
     injector: Injector
     warnings: tuple[Diagnostic, ...] = ()
+
+    def __str__(self) -> str:
+        injector = self.injector
+        lines = [f"environment: {self.environment}"]
+        lines.append("layers: " + (", ".join(injector.layer_names) or "(none)"))
+        cats = [f"{n}={v}" if v is not None else f"{n} (n/a)" for n, _, v in injector.category_values()]
+        lines.append("categories: " + ", ".join(cats))
+        classes = injector.class_sources()
+        lines.append("classes: " + (", ".join(name for name, _, _ in classes) or "(none)"))
+        for binding in injector.effective():
+            value = "<produced at each lookup>" if binding.lazy else bindings_value_show(binding.value)
+            where = f"{binding.span.start()} " if binding.span is not None else ""
+            origin = f'bindings {binding.origin}, layer "{binding.layer}", {binding.category}'
+            lines.append(f"{binding.key} = {value}  # {where}({origin})")
+        return "\n".join(lines)
 
 
 def trusted_facts(
@@ -1153,21 +1170,36 @@ def dump(
     project = load(requested if requested is not None else root, cache)
     if stage == "load":
         return dump_project(project)
+    if stage in ("bindings", "evaluate", "model"):
+        if requested is not None:
+            injector: InjectorLike = requested.injector
+            plugin_facts = dict(requested.target.facts)
+        else:
+            injector, plugin_facts, _ = bindings(project, dict(facts or {}), environment)
+        if stage == "bindings":
+            return dump_bindings(injector, plugin_facts)
     program = resolve(project)
     if stage == "resolve":
         return dump_program(program)
     if stage == "lift":
         files = lift(program).ecore_files()
         return "".join(f"# {name}\n{text.decode('utf-8')}" for name, text in files.items())
-    if requested is not None:
-        injector: InjectorLike = requested.injector
-        plugin_facts = dict(requested.target.facts)
-    else:
-        injector, plugin_facts, _ = bindings(project, dict(facts or {}), environment)
     instances = evaluate(program, project, facts=plugin_facts, injector=injector)
     if stage == "evaluate":
         return dump_instances(instances)
     return xmi_bytes(to_model(instances, lift(program))).decode("utf-8")
+
+
+def dump_bindings(injector: InjectorLike, facts: Mapping[str, Any]) -> str:
+    """The bindings step's product: the effective bindings of the compile (as ``cfmodel
+    bindings show`` prints them), or that the project has none."""
+    if isinstance(injector, EmptyBindings):
+        return "no bindings: no site.bind, bindings/ or bindings: in project.yml, no module with bindings/\n"
+    from cfmodel.transforms.bindings.compose import Injector
+
+    if not isinstance(injector, Injector):  # one given to compile_project: only lookups
+        return f"an injector given by the caller: {type(injector).__name__}\n"
+    return str(BindingsRequest(str(facts.get("environment", "")), injector)) + "\n"
 
 
 def dump_project(project: Project) -> str:

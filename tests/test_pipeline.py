@@ -83,6 +83,7 @@ def test_every_stage_dumps(webshop: Path, stage: str) -> None:
     expected_start = {
         "request": f"{webshop}: no environments.cfenv",
         "load": "project webshop\n",
+        "bindings": "no bindings: no site.bind, bindings/ or bindings: in project.yml, no module with bindings/\n",
         "resolve": "namespace __config__\n",
         "evaluate": "#0 web::LoadBalancer\n",
         "lift": "# __config__.ecore\n<?xml",
@@ -99,8 +100,40 @@ def test_the_request_stage_of_a_project_with_environments() -> None:
     assert lines[5].startswith("6. selected: 'hotfix', dynamic")
 
 
+def test_the_bindings_stage_prints_what_the_compile_injects(tmp_path: Path) -> None:
+    """A project compiled as it is, with a site.bind: the effective bindings the compile gets
+    (the facts reach its categories), printed as ``cfmodel bindings show`` prints them."""
+    (tmp_path / "main.cf").write_text(
+        "import std\nentity A:\n    string greeting\nend\nimplement A using std::none\n"
+        'A(greeting=std::inject("greeting"))\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "site.bind").write_text("site { categories { node => $fqdn } }\n", encoding="utf-8")
+    (tmp_path / "bindings").mkdir()
+    (tmp_path / "bindings" / "default.bind").write_text(
+        "bindings default {\n  when node 'kermit' { bind 'greeting' to 'hello kermit' }\n  bind 'greeting' to 'hi'\n}\n",
+        encoding="utf-8",
+    )
+    text = pipeline.dump("bindings", tmp_path, facts={"fqdn": "kermit"})
+    assert text.splitlines() == [
+        "environment: production",
+        "layers: site, modules",
+        "categories: node=kermit, environment=production, common=true",
+        "classes: (none)",
+        f"""Data "greeting" = 'hello kermit'  # {tmp_path}/bindings/default.bind:2:24 """
+        """(bindings default, layer "site", category node "kermit")""",
+    ]
+    shown = run_cfmodel(
+        "bindings", "show", str(tmp_path), "--fact", "fqdn=kermit", "--no-cache", cwd=tmp_path
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == text
+    compiled = pipeline.compile_project(tmp_path, facts={"fqdn": "kermit"})
+    assert '  greeting = "hello kermit"\n' in compiled.dump()
+
+
 def test_an_unknown_stage_is_a_usage_error(webshop: Path) -> None:
-    with pytest.raises(CfUsageError, match="the stages are request, load, resolve"):
+    with pytest.raises(CfUsageError, match="the stages are request, load, bindings, resolve"):
         pipeline.dump("parse", webshop)
 
 

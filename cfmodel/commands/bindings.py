@@ -109,7 +109,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(_show_data(request), indent=2, ensure_ascii=False, default=str))
     else:
-        print(_show_text(request))
+        print(request)
     if args.export:
         path = Path(args.export)
         effective_bindings_model(injector).write(path, _refused(path))
@@ -121,24 +121,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def _refused(path: Path) -> Any:
     return lambda name: f"{path}: export as .xmi or .json (not {name})"
-
-
-def _show_text(request: BindingsRequest) -> str:
-    from cfmodel.pipeline import bindings_value_show as show
-
-    injector = request.injector
-    lines = [f"environment: {request.environment}"]
-    lines.append("layers: " + (", ".join(injector.layer_names) or "(none)"))
-    cats = [f"{n}={v}" if v is not None else f"{n} (n/a)" for n, _, v in injector.category_values()]
-    lines.append("categories: " + ", ".join(cats))
-    classes = injector.class_sources()
-    lines.append("classes: " + (", ".join(name for name, _, _ in classes) or "(none)"))
-    for binding in injector.effective():
-        value = "<produced at each lookup>" if binding.lazy else show(binding.value)
-        where = f"{binding.span.start()} " if binding.span is not None else ""
-        origin = f'bindings {binding.origin}, layer "{binding.layer}", {binding.category}'
-        lines.append(f"{binding.key} = {value}  # {where}({origin})")
-    return "\n".join(lines)
 
 
 def _show_data(request: BindingsRequest) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 ``compile`` prints the errors (exit 1) or a summary: instances per entity and time;
 ``compile --dump STAGE`` prints the product of one step of the pipeline (`cfmodel.pipeline`:
-``request``, ``load``, ``resolve``, ``evaluate``, ``lift``, ``model``) and runs nothing after it.
+``request``, ``load``, ``bindings``, ``resolve``, ``evaluate``, ``lift``, ``model``) and runs
+nothing after it.
 ``xmi export -o DIR`` writes the derived metamodel (one ``.ecore`` per root package)
 and the instances (``<project>.xmi``) into DIR; ``json export -o FILE`` writes the
 instances as JSON: emfjson-jackson's format (what EMF's JSON users and PyEcore read), or
@@ -52,7 +53,7 @@ ORDER = 20
 JSON_DIALECTS = ("emfjson", "cfmodel-instances")
 
 #: The stages of ``--dump`` (the same as `cfmodel.pipeline.STAGES`, which is not imported at startup).
-STAGES = ("request", "load", "resolve", "evaluate", "lift", "model")
+STAGES = ("request", "load", "bindings", "resolve", "evaluate", "lift", "model")
 
 
 def compile_from_args(args: argparse.Namespace) -> Any:
