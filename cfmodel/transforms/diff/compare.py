@@ -213,7 +213,6 @@ def compare_objects(
     )
     found.sort(key=lambda d: (d.identity, d.change))
     comparison.objects.extend(found)
-    comparison.compared_objects += len(left) + len(right)
     return comparison
 
 

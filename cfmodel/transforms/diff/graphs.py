@@ -42,7 +42,6 @@ def compare_graphs(comparison: Comparison, left: ResourceGraph, right: ResourceG
     edges += [EdgeDiff("added", *_shown(e)) for k, e in right_edges.items() if k not in left_edges]
     edges.sort(key=lambda e: (e.source, e.target, e.kind, e.change))
     comparison.edges.extend(edges)
-    comparison.compared_resources += len(left.resources) + len(right.resources)
     return comparison
 
 

@@ -76,8 +76,6 @@ class Comparison:
     objects: list[ObjectDiff] = field(default_factory=list)
     resources: list[ObjectDiff] = field(default_factory=list)
     edges: list[EdgeDiff] = field(default_factory=list)
-    compared_objects: int = 0
-    compared_resources: int = 0
 
     @property
     def equal(self) -> bool:
