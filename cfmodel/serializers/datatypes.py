@@ -47,6 +47,22 @@ class Codec:
     emf_default: Any = None
 
 
+# The bounded integer types and their width in bits (Java's int, long, short).
+INTEGER_BITS: dict[str, int] = {
+    "EInt": 32,
+    "EIntegerObject": 32,
+    "ELong": 64,
+    "ELongObject": 64,
+    "EShort": 16,
+    "EShortObject": 16,
+}
+
+
+def integer_range_test(bits: int) -> str:
+    """Python source testing that ``{v}`` is a plain int within `bits` (for generated code)."""
+    return f"type({{v}}) is int and {-(2 ** (bits - 1))} <= {{v}} < {2 ** (bits - 1)}"
+
+
 def _int_codec(name: str, bits: int | None, default: int | None) -> Codec:
     def check(v: Any) -> bool:
         if not isinstance(v, int) or isinstance(v, bool):
@@ -122,12 +138,7 @@ _BY_ECORE_NAME: dict[str, Codec] = {
     "EString": _STRING,
     "EBoolean": _BOOL,
     "EBooleanObject": Codec("EBooleanObject", _BOOL.check, _BOOL.to_literal, _bool_from),
-    "EInt": _int_codec("EInt", 32, 0),
-    "EIntegerObject": _int_codec("EIntegerObject", 32, None),
-    "ELong": _int_codec("ELong", 64, 0),
-    "ELongObject": _int_codec("ELongObject", 64, None),
-    "EShort": _int_codec("EShort", 16, 0),
-    "EShortObject": _int_codec("EShortObject", 16, None),
+    **{n: _int_codec(n, bits, None if n.endswith("Object") else 0) for n, bits in INTEGER_BITS.items()},
     "EBigInteger": _int_codec("EBigInteger", None, None),
     "EDouble": _DOUBLE,
     "EDoubleObject": Codec("EDoubleObject", _is_float, _float_to_literal, float),

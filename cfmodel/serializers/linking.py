@@ -69,6 +69,17 @@ def set_single(obj: EObject, f: Any, value: Any) -> None:
     obj.__dict__[f.name]._set(value, update_opposite=False)
 
 
+def contain(obj: EObject, f: Any, child: EObject) -> None:
+    """`child` becomes (one of) `obj`'s value(s) of the containment `f`, and `obj` its
+    opposite's value when `f` has one: both sides set, no notification run twice."""
+    if f.many:
+        obj.eGet(f).append(child, update_opposite=False)
+    else:
+        set_single(obj, f, child)
+    if f.eOpposite is not None:
+        set_single(child, f.eOpposite, obj)
+
+
 class _Feature:
     """What linking needs to know about a reference, read once from PyEcore."""
 

@@ -1898,12 +1898,7 @@ class _Reader:
             if child.eClass is not f.eType and f.eType not in child.eClass.eAllSuperTypes():
                 raise _fail(self.name, f"{where}: {child.eClass.name} is not a {f.eType.name}")
             contained.add(id(child))
-            if f.many:
-                obj.eGet(f).append(child, update_opposite=False)
-            else:
-                linking.set_single(obj, f, child)
-            if f.eOpposite is not None:
-                linking.set_single(child, f.eOpposite, obj)
+            linking.contain(obj, f, child)
 
 
 class _Lists:

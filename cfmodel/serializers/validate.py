@@ -324,17 +324,7 @@ _QUICK_CHECK = {
     "EFloat": "type(v) is float",
     "EFloatObject": "type(v) is float",
     "EBigInteger": "type(v) is int",
-    **{
-        n: f"type(v) is int and {-(2 ** (b - 1))} <= v < {2 ** (b - 1)}"
-        for n, b in (
-            ("EInt", 32),
-            ("EIntegerObject", 32),
-            ("ELong", 64),
-            ("ELongObject", 64),
-            ("EShort", 16),
-            ("EShortObject", 16),
-        )
-    },
+    **{n: datatypes.integer_range_test(b).format(v="v") for n, b in datatypes.INTEGER_BITS.items()},
 }
 
 

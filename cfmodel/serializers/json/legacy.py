@@ -200,13 +200,7 @@ class _Reader:
                 obj.eSet(f, decoded[0])
         elif f.containment:
             for v in values:
-                child = self.create(v, f.eType)
-                if f.many:
-                    obj.eGet(f).append(child, update_opposite=False)
-                else:
-                    linking.set_single(obj, f, child)
-                if f.eOpposite is not None:
-                    linking.set_single(child, f.eOpposite, obj)
+                linking.contain(obj, f, self.create(v, f.eType))
         else:
             self.pending.append((obj, f, values))
 

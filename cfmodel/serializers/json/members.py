@@ -251,17 +251,7 @@ _FAST = {
     "EString": ("type({v}) is str and ({v}.isalnum() or plain({v}) is None)", "{v}"),
     **{n: ("type({v}) is bool", "'true' if {v} else 'false'") for n in ("EBoolean", "EBooleanObject")},
     **{n: ("type({v}) is float and {v} - {v} == 0.0", "{v}!r") for n in _FLOATS},
-    **{
-        n: (f"type({{v}}) is int and {-(2 ** (b - 1))} <= {{v}} < {2 ** (b - 1)}", "{v}")
-        for n, b in (
-            ("EInt", 32),
-            ("EIntegerObject", 32),
-            ("ELong", 64),
-            ("ELongObject", 64),
-            ("EShort", 16),
-            ("EShortObject", 16),
-        )
-    },
+    **{n: (datatypes.integer_range_test(b), "{v}") for n, b in datatypes.INTEGER_BITS.items()},
     "EBigInteger": ("type({v}) is int", "{v}"),
 }
 # Characters a plain string has none of: JSON's escapes, and what XML 1.0 cannot carry.

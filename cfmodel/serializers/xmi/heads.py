@@ -171,17 +171,7 @@ _FAST_LITERAL = {
         n: ("type({v}) is float and {v} - {v} == 0.0", "{v}!r")
         for n in ("EDouble", "EDoubleObject", "EFloat", "EFloatObject")
     },
-    **{
-        n: (f"type({{v}}) is int and {-(2 ** (b - 1))} <= {{v}} < {2 ** (b - 1)}", "{v}")
-        for n, b in (
-            ("EInt", 32),
-            ("EIntegerObject", 32),
-            ("ELong", 64),
-            ("ELongObject", 64),
-            ("EShort", 16),
-            ("EShortObject", 16),
-        )
-    },
+    **{n: (datatypes.integer_range_test(b), "{v}") for n, b in datatypes.INTEGER_BITS.items()},
     "EBigInteger": ("type({v}) is int", "{v}"),
 }
 
