@@ -9,13 +9,19 @@
 * a data type without an EMF-faithful mapping (``EJavaObject``) used by transient
   features only (Eclipse's ``UIElements.ecore``): its models read; a value of it is
   refused at its line;
-* an ``xmi:id`` given twice (Eclipse's ``LegacyIDE.e4xmi``): read as EMF reads it.
+* an ``xmi:id`` given twice (Eclipse's ``LegacyIDE.e4xmi``): read as EMF reads it;
+* a ``.ecore`` document given to the XMI reader as an instance model of Ecore (every
+  real metamodel is one): refused at its root, saying which reader takes it, whether
+  PyEcore's own Ecore or one read from ``Ecore.ecore`` is registered (reflectively, it
+  would not be what EMF reads: Ecore's classes compute each typed element's generic type;
+  and PyEcore's ``EClass`` cannot be made without a name).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pyecore.ecore
 import pytest
 from pyecore.ecore import EAttribute, EClass, EDataType, EPackage, EReference, EString
 from pyecore.resources import ResourceSet
@@ -23,6 +29,7 @@ from pyecore.resources import ResourceSet
 from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, ecore, xmi
 from cfmodel.transforms.cf.ecore_import import read_ecore_files
+from tests.emf.realmetamodels import emf_jar_models, for_tests
 
 HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -163,3 +170,32 @@ def test_a_bad_literal_is_reported_at_its_line_in_the_common_form() -> None:
     with pytest.raises(CfSerializationError) as exc:
         xmi.from_bytes(text, rset, "d.xmi")
     assert exc.value.render().startswith("d.xmi:5:1: error: widget: bad EJavaObject value 'w'")
+
+
+ECORE_DOCUMENT = (
+    HEAD + 'name="tree" nsURI="http://example.org/tree" nsPrefix="tree">\n'
+    '  <eClassifiers xsi:type="ecore:EClass" name="Node">\n'
+    '    <eStructuralFeatures xsi:type="ecore:EReference" name="children" upperBound="-1" eType="#//Node"'
+    ' containment="true"/>\n'
+    "  </eClassifiers>\n"
+    "</ecore:EPackage>\n"
+)
+
+
+@pytest.mark.parametrize("ecore_package", ["PyEcore's", "read from Ecore.ecore"])
+def test_an_ecore_document_is_refused_as_an_instance_model(ecore_package: str, tmp_path: Path) -> None:
+    rset = ResourceSet()
+    if ecore_package == "PyEcore's":  # whose EClass cannot be made without a name: was a traceback
+        rset.metamodel_registry[pyecore.ecore.nsURI] = pyecore.ecore.eClass
+    else:  # was "unresolved reference '#//Node'" at line 4
+        for_tests(lambda: emf_jar_models(tmp_path))  # Ecore.ecore of EMF's installed jar
+        read_ecore_files([tmp_path / "Ecore.ecore"], rset)
+    with pytest.raises(CfSerializationError) as refused:
+        xmi.from_bytes(ECORE_DOCUMENT.encode(), rset, "tree.ecore")
+    assert str(refused.value) == (
+        "tree.ecore:2:1: error: an ecore:EPackage is part of a metamodel: read .ecore files with "
+        "cfmodel.serializers.ecore or `cfmodel ecore import`, not as an instance model  [bad-xmi]"
+    )
+    # the reader meant for it reads it
+    (package,) = ecore.from_bytes(ECORE_DOCUMENT.encode(), "tree.ecore", ResourceSet()).roots
+    assert [c.name for c in package.eClassifiers] == ["Node"]

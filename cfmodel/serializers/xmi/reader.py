@@ -34,7 +34,7 @@ from pyecore.valuecontainer import EValue
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.metamodel.runtime import codegen, fastpath
 from cfmodel.serializers import crossrefs, datatypes, featuremaps, linking, model, xmlsafe
-from cfmodel.serializers.base import IDS_KEY, Document, attach, local_registry
+from cfmodel.serializers.base import ECORE_NS, IDS_KEY, Document, attach, local_registry
 from cfmodel.serializers.xmi.options import (
     SCHEMA_LOCATION_KEY,
     XMI_ID,
@@ -317,6 +317,13 @@ def _dispatch(em: codegen.Emitter, keys: list[str], found: dict[str, Branch]) ->
             _dispatch(em, keys[:mid], found)
         with em.block("else:"):
             _dispatch(em, keys[mid:], found)
+
+
+# the elements that make a document a metamodel: read reflectively, as instances of Ecore,
+# it would not be what EMF reads (Ecore's own classes compute what the document leaves
+# implicit, such as each typed element's generic type), and PyEcore's EClass cannot even
+# be made without a name
+_METAMODEL_CLASSES = frozenset({"EPackage", "EClass"})
 
 
 def _conform(known: dict[type, bool], f: Any, target: EObject) -> bool:
@@ -608,6 +615,11 @@ class Reader:
             )
         if eclass.abstract:
             raise self.fail(f"class {eclass.name!r} is abstract")
+        if eclass.name in _METAMODEL_CLASSES and getattr(eclass.ePackage, "nsURI", None) == ECORE_NS:
+            raise self.fail(
+                f"an ecore:{eclass.name} is part of a metamodel: read .ecore files with "
+                "cfmodel.serializers.ecore or `cfmodel ecore import`, not as an instance model"
+            )
         plan = ReadPlan(eclass)
         em = create_emitter(plan, fastpath.RAW, plan.light)
 
