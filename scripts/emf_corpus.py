@@ -181,18 +181,18 @@ def _cell(text: str) -> str:
 
 def table(results: list[tuple[Row, list[tuple[str, Outcome]]]]) -> list[str]:
     out = [
-        "| kind | case | source | size (bytes) | EMF dump lines | result |",
-        "|---|---|---|---:|---:|---|",
+        "| kind | case | source | size (bytes) | objects | EMF dump lines | result |",
+        "|---|---|---|---:|---:|---:|---|",
     ]
     for row, outcomes in results:
         lines = max(o.lines for _, o in outcomes)
+        objects = max(o.objects for _, o in outcomes)
         said = "; ".join(
             f"{what}: {o.result}" + (f" ({_cell(o.detail)})" if o.detail else "") for what, o in outcomes
         )
         size = row.main.stat().st_size
-        out.append(
-            f"| {row.kind} | {_cell(row.name)} | {_cell(row.source)} | {size:,} | {lines:,} | {said} |"
-        )
+        numbers = f"{size:,} | {objects:,} | {lines:,}"
+        out.append(f"| {row.kind} | {_cell(row.name)} | {_cell(row.source)} | {numbers} | {said} |")
     return out
 
 

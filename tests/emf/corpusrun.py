@@ -37,12 +37,14 @@ REFUSED_BY_BOTH = "refused by both"
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one case: the result in a word, its detail, EMF's dump lines."""
+    """What happened to one case: the result in a word, its detail, EMF's dump lines and
+    the objects in them."""
 
     result: str
     detail: str = ""
     lines: int = 0
     seconds: float = 0.0
+    objects: int = 0
 
     @property
     def ok(self) -> bool:
@@ -54,6 +56,11 @@ def _difference(expected: list[str], actual: list[str]) -> str:
         expected, actual, "EMF's reading of the original", "cfmodel", n=1, lineterm=""
     )
     return "\n".join(list(diff)[:60])
+
+
+def _objects(dump: list[str]) -> int:
+    """The objects of one of EMF's dumps (each starts a line; its features are indented)."""
+    return sum(1 for line in dump if not line.startswith(" "))
 
 
 def _load_error_line(report: EmfReport, file_name: str | None = None) -> tuple[int, str] | None:
@@ -113,14 +120,15 @@ def metamodel_round_trip(sources: list[Path], emf: EmfChecker, work: Path, name:
     for path in written:
         lines = report.structure(path.name)
         by_uri[lines[0].partition("#")[0]] = lines
-    total = 0
+    total = objects = 0
     for source in sources:
         expected = originals.structure(source.name)
         actual = by_uri.get(expected[0].partition("#")[0], [])
         total += len(expected)
+        objects += _objects(expected)
         if actual != expected:
-            return Outcome("differs", _difference(expected, actual), total)
-    return Outcome(EQUAL, "", total, time.perf_counter() - start)
+            return Outcome("differs", _difference(expected, actual), total, objects=objects)
+    return Outcome(EQUAL, "", total, time.perf_counter() - start, objects)
 
 
 def emf_reading(models: list[Path], metamodels: list[Path], emf: EmfChecker) -> EmfReport:
@@ -149,5 +157,5 @@ def model_reading(model: Path, metamodels: list[Path], emf_report: EmfReport) ->
     expected = emf_report.dump(model.name)
     actual = canonical.dump_objects(doc.roots, doc.ids)
     if actual != expected:
-        return Outcome("differs", _difference(expected, actual), len(expected))
-    return Outcome(EQUAL, "", len(expected), time.perf_counter() - start)
+        return Outcome("differs", _difference(expected, actual), len(expected), objects=_objects(expected))
+    return Outcome(EQUAL, "", len(expected), time.perf_counter() - start, _objects(expected))

@@ -92,6 +92,8 @@ def test_the_table_says_each_outcome(
         "models/broken.xmi": "original: refused by both (class 'Nothing' not found in http://example.org/shop); "
         "re-export: refused by both (class 'Nothing' not found in http://example.org/shop)",
     }
+    sizes = {line.split(" | ")[1]: line.split(" | ")[4:6] for line in printed if line.startswith("| m")}
+    assert sizes["models/cart.xmi"] == ["2", "6"]  # objects and dump lines as EMF reads them
     assert printed[-1] == "4 of 4 cases equal or refused by both"
     # a metamodel EMF takes and cfmodel cannot keep (eKeys): said, and the exit status is 1
     keys = (folder / "mm" / "base.ecore").read_text(encoding="utf-8")
