@@ -8,7 +8,7 @@ boundary and syntax-error rendering.
 * `CommentBlanker(pattern, markers)`: comments replaced by spaces, newlines kept, so every
   position stays exact and no grammar needs a comment rule. *pattern* matches what must be
   kept whole in group 1 (strings, regexes) and a comment in group 2; text with none of the
-  *markers* is returned as it is.
+  *markers* is returned as it is; `split` also gives the comments (mcl's ``fmt`` keeps them).
 * `attr`, `attrs`, `rule_of`: the typed boundary to textX's dynamic objects.
 * `expected_text`, `syntax_error`: ``unexpected X (expected A, B or C)`` at a span;
   `TextxErrors`: a grammar's way of reading textX's syntax errors (its rules' names, its
@@ -67,7 +67,10 @@ def read_source(path: Path, label: str | None = None, kind: str = "file") -> str
 
 
 class CommentBlanker:
-    """Replace comments by spaces (newlines stay); what group 1 matches is kept whole."""
+    """Replace comments by spaces (newlines stay); what group 1 matches is kept whole.
+
+    Called: the blanked text. `split`: the blanked text and the comments, for a formatter
+    that puts them back (mcl's ``fmt``)."""
 
     __slots__ = ("markers", "pattern")
 
@@ -79,6 +82,19 @@ class CommentBlanker:
         if not any(marker in text for marker in self.markers):
             return text
         return self.pattern.sub(_blank, text)
+
+    def split(self, text: str) -> tuple[str, list[tuple[int, int, str]]]:
+        """The blanked text, and each comment as (start offset, end offset, text)."""
+        if not any(marker in text for marker in self.markers):
+            return text, []
+        comments: list[tuple[int, int, str]] = []
+
+        def blank(match: re.Match[str]) -> str:
+            if match.group(1) is None:
+                comments.append((match.start(), match.end(), match.group(0)))
+            return _blank(match)
+
+        return self.pattern.sub(blank, text), comments
 
 
 _NOT_NEWLINE = re.compile(r"[^\n]")

@@ -81,23 +81,14 @@ def _fast_parser() -> peg.Parse:
     return peg.compile_parser(_metamodel())
 
 
-_COMMENT_OR_STRING = re.compile(r'("(?:\\.|[^"\\])*")|(#[^\n]*)')
+#: ``# ...`` comments blanked (same length), strings kept whole (the front-end kit's blanker).
+_COMMENTS = frontend.CommentBlanker(re.compile(r'("(?:\\.|[^"\\])*")|(#[^\n]*)'), "#")
 
 
 def split_comments(text: str) -> tuple[str, list[tuple[int, int, str]]]:
     """The text with ``# ...`` comments blanked (same length), and the comments found
     (start offset, end offset, text)."""
-    if "#" not in text:
-        return text, []
-    comments: list[tuple[int, int, str]] = []
-
-    def blank(match: re.Match[str]) -> str:
-        if match.group(1) is not None:
-            return match.group(0)
-        comments.append((match.start(), match.end(), match.group(0)))
-        return " " * len(match.group(0))
-
-    return _COMMENT_OR_STRING.sub(blank, text), comments
+    return _COMMENTS.split(text)
 
 
 def parse_str(text: str, file: str = "<string>") -> n.Program:

@@ -181,3 +181,12 @@ def test_textx_errors_find_the_token_where_textx_points() -> None:
     )
     past = errors.error(_Failure(9, 1), "a\n", "f").render()  # past the text: its end
     assert past.startswith("f:9:1: error: unexpected end of file")
+
+
+def test_the_blanker_also_gives_the_comments() -> None:
+    """mcl's ``fmt`` puts comments back: the kit's blanker gives them with their offsets."""
+    text = '$x = "a # b" # one\n# two\n'
+    blanked, comments = mcl.split_comments(text)
+    assert blanked == '$x = "a # b"      \n     \n'
+    assert comments == [(13, 18, "# one"), (19, 24, "# two")]
+    assert mcl.split_comments("$x = 1\n") == ("$x = 1\n", [])
