@@ -4,7 +4,8 @@ Every node is a slotted dataclass with a `span` (1-based, end exclusive). Names 
 users write keep their own span (`Name.span`) so errors can point at the exact word.
 The tree is a means, not the product: the resolve/lift/evaluate passes read it and
 produce Ecore models. `cfmodel.dump` prints it canonically. `sub_expressions`, `walk` and
-`ExpressionVisitor` are the one way to go through an expression's children.
+`ExpressionVisitor` are the one way to go through an expression's children (`conjuncts`:
+the operands of an ``and`` chain).
 """
 
 from __future__ import annotations
@@ -273,6 +274,21 @@ def walk(expression: Expression) -> Iterator[Expression]:
         children = list(sub_expressions(current))
         children.reverse()
         stack.extend(children)
+
+
+def conjuncts(expression: Expression) -> list[Expression]:
+    """The operands of a chain of ``and`` (*expression* itself when it is none), in source
+    order; a chain of any length (no recursion)."""
+    out: list[Expression] = []
+    stack = [expression]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, BinaryOperation) and current.operator == "and":
+            stack.append(current.right)
+            stack.append(current.left)
+        else:
+            out.append(current)
+    return out
 
 
 class ExpressionVisitor(Generic[T]):

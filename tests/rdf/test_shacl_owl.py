@@ -115,3 +115,23 @@ def test_owl_output_closes_under_owlrl() -> None:
     assert (server, rdflib.RDFS.subClassOf, entity) in graph
     servers = set(graph.subjects(rdflib.RDF.type, server))
     assert len(servers) == 2 and servers <= set(graph.subjects(rdflib.RDF.type, machine))
+
+
+def test_long_conditions_become_shapes_or_say_why_not() -> None:
+    """3,000 conjuncts are 3,000 constraints; 3,000 alternatives nest deeper than SHACL
+    shapes are made (`shacl.MAX_NESTING`): not expressed, with the reason (was a
+    RecursionError: ``cfmodel rdf export`` exit 3)."""
+    shapes = cf_shapes(cfmodel.load_metamodel(str(EXAMPLE)))
+    chained = EDataType("chained", instanceClassName="java.lang.Long")
+    _annotate(chained, {"base": "int", "condition": " and ".join(f"self != {n}" for n in range(3000))})
+    made = shapes.datatype(chained)
+    assert made is not None and not made.unexpressed
+    assert len(made.constraints) == 3000
+    predicate, [(inner, (value,))] = made.constraints[-1]
+    assert (predicate, inner, value.lexical) == (rdf.SH + "not", rdf.SH + "in", "2999")
+    alternatives = EDataType("alternatives", instanceClassName="java.lang.Long")
+    _annotate(alternatives, {"base": "int", "condition": " or ".join(f"self == {n}" for n in range(3000))})
+    made = shapes.datatype(alternatives)
+    assert made is not None and made.constraints == ()
+    assert len(made.unexpressed) == 1
+    assert made.unexpressed[0].endswith("'not', 'and' and 'or' nested more than 100 deep")

@@ -39,22 +39,9 @@ def facets_of(typedef: p.Typedef) -> dict[str, str]:
     if typedef.condition is None or primitive not in ("string", "int", "float", "number"):
         return {}
     found = _Facets(primitive)
-    for conjunct in _conjuncts(typedef.condition):
+    for conjunct in nodes.conjuncts(typedef.condition):
         found.add(conjunct)
     return found.details()
-
-
-def _conjuncts(e: nodes.Expression) -> list[nodes.Expression]:
-    out: list[nodes.Expression] = []
-    stack = [e]
-    while stack:  # iterative: a long `and` chain is deep
-        current = stack.pop()
-        if isinstance(current, nodes.BinaryOperation) and current.operator == "and":
-            stack.append(current.right)
-            stack.append(current.left)
-        else:
-            out.append(current)
-    return out
 
 
 def _is_self(e: Any) -> bool:

@@ -122,7 +122,7 @@ class CfShapes:
             else:
                 message = f"does not satisfy the condition of {qualified} ({to_source(condition)})"
                 translator = _Translator({"self", name}, primitive)
-                for conjunct in _conjuncts(condition):
+                for conjunct in nodes.conjuncts(condition):
                     try:
                         constraints.extend(translator.translate(conjunct))
                     except UnexpressibleError as reason:
@@ -159,10 +159,8 @@ def _parse(text: str) -> nodes.Expression | None:
     return statement.condition if isinstance(statement, nodes.Typedef) else None
 
 
-def _conjuncts(e: nodes.Expression) -> list[nodes.Expression]:
-    if isinstance(e, nodes.BinaryOperation) and e.operator == "and":
-        return [*_conjuncts(e.left), *_conjuncts(e.right)]
-    return [e]
+#: How deep ``not``/``and``/``or`` may nest in one conjunct of a condition to become SHACL.
+MAX_NESTING = 100
 
 
 class _Translator:
@@ -172,16 +170,20 @@ class _Translator:
         self.names = names
         self.primitive = primitive
 
-    def translate(self, e: nodes.Expression) -> Constraints:
+    def translate(self, e: nodes.Expression, depth: int = 0) -> Constraints:
+        """The constraints of *e*; nested ``not``/``and``/``or`` as nested shapes, at most
+        `MAX_NESTING` deep (deeper: not expressed, checked by validate_instances)."""
+        if depth > MAX_NESTING:
+            raise UnexpressibleError(f"'not', 'and' and 'or' nested more than {MAX_NESTING} deep")
         if isinstance(e, nodes.Literal) and e.value is True:
             return []
         if isinstance(e, nodes.Not):
-            return [(SH + "not", self.translate(e.operand))]
+            return [(SH + "not", self.translate(e.operand, depth + 1))]
         if isinstance(e, nodes.BinaryOperation):
             if e.operator == "and":
-                return [*self.translate(e.left), *self.translate(e.right)]
+                return [*self.translate(e.left, depth + 1), *self.translate(e.right, depth + 1)]
             if e.operator == "or":
-                return [(SH + "or", (self.translate(e.left), self.translate(e.right)))]
+                return [(SH + "or", (self.translate(e.left, depth + 1), self.translate(e.right, depth + 1)))]
             return self.comparison(e)
         raise UnexpressibleError(f"a {type(e).__name__} is no comparison of the value")
 
