@@ -287,8 +287,8 @@ def _keyed_by_id(node: ast.AST) -> bool:
 
 
 def id_keyed_caches(tree: ast.Module) -> list[tuple[int, str]]:
-    """``NAME[id(x)]``, ``NAME.get(id(x))`` (``setdefault``, ``pop``) on a module-level
-    container NAME: (line, NAME)."""
+    """``NAME[id(x)]``, ``NAME.get(id(x))`` (``setdefault``, ``pop``, ``add``, ``discard``),
+    ``id(x) in NAME`` on a module-level container NAME: (line, NAME)."""
     containers = _module_level_containers(tree)
     found = []
     for node in ast.walk(tree):
@@ -297,11 +297,17 @@ def id_keyed_caches(tree: ast.Module) -> list[tuple[int, str]]:
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("get", "setdefault", "pop")
+            and node.func.attr in ("get", "setdefault", "pop", "add", "discard")
             and node.args
             and _keyed_by_id(node.args[0])
         ):
             owner = node.func.value
+        elif (
+            isinstance(node, ast.Compare)
+            and _keyed_by_id(node.left)
+            and isinstance(node.ops[0], ast.In | ast.NotIn)
+        ):
+            owner = node.comparators[0]
         else:
             continue
         if isinstance(owner, ast.Name) and owner.id in containers:
@@ -330,6 +336,9 @@ def test_the_id_check_sees_a_module_level_cache() -> None:
         "    mine: dict[int, str] = {}\n"
         "    mine[id(x)] = local.get(id(x))\n"
         "    _MADE.setdefault(id(x), 1)\n"
+        "    _DONE.add(id(x)) if id(x) not in _DONE else None\n"
         "    return _SEEN.get(id(x)) or _SEEN[id(x)]\n"
     )
-    assert id_keyed_caches(ast.parse(source)) == [(6, "_MADE"), (7, "_SEEN"), (7, "_SEEN")]
+    source = "_DONE = set()\n" + source
+    found = id_keyed_caches(ast.parse(source))
+    assert found == [(7, "_MADE"), (8, "_DONE"), (8, "_DONE"), (9, "_SEEN"), (9, "_SEEN")]
