@@ -3,7 +3,8 @@
 Two compiles interleaved step by step in one thread, and compiles in several threads at
 once, give exactly what each gives alone. The programs use everything that is cached per
 compile: blocks' declared variables, ``for`` scopes, promise targets of ``if``/``for``,
-constructor plans, pure expressions, the enum of ``is``, and index tables.
+constructor plans, pure expressions, the enum of ``is``, and index tables; and templates
+whose plugin filters are their own compile's.
 """
 
 from __future__ import annotations
@@ -126,3 +127,54 @@ def test_compiles_in_threads(tmp_path: Path) -> None:
         thread.join(timeout=120)
     assert not errors
     assert [found[n] for n in range(len(roots))] == expected
+
+
+def write_templating(root: Path, module: str, suffix: str) -> Path:
+    """A project whose module *module* has a plugin ``shout`` (adds *suffix*) and a template
+    calling it as a filter many times (long enough for threads to switch while rendering)."""
+    files = {
+        "project.yml": "name: p\nmodulepath: libs\n",
+        "main.cf": f"import {module}\n{module}::Host(name='h')\n",
+        f"libs/{module}/module.yaml": f"name: {module}\n",
+        f"libs/{module}/model/_init.cf": (
+            "entity Host:\n    string name\n    string motd\nend\n"
+            "implement Host using motd\n"
+            f"implementation motd for Host:\n    self.motd = std::template('{module}/motd.j2')\nend\n"
+        ),
+        f"libs/{module}/plugins/__init__.py": (
+            "from inmanta.plugins import plugin\n\n\n"
+            f"@plugin\ndef shout(value: 'string') -> 'string':\n    return value + {suffix!r}\n"
+        ),
+        f"libs/{module}/templates/motd.j2": (
+            f"{{% for i in range(3000) %}}{{{{ name | {module}.shout }}}}{{% endfor %}}"
+        ),
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_templates_rendered_in_threads_call_their_own_compiles_plugins(tmp_path: Path) -> None:
+    """A template's plugin filters are the rendering compile's, in each thread (the stack of
+    contexts rendering is per thread, not one for the process)."""
+    roots = [write_templating(tmp_path / m, m, s) for m, s in (("alpha", "!"), ("beta", "?"))]
+    expected = [dump_alone(root) for root in roots]
+    assert "h!h!h!" in expected[0] and "h?h?h?" in expected[1]
+    found: dict[int, list[str]] = {0: [], 1: []}
+    errors: list[BaseException] = []
+
+    def run(n: int) -> None:
+        try:
+            for _ in range(4):
+                found[n].append(dump_alone(roots[n]))
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    assert found == {0: [expected[0]] * 4, 1: [expected[1]] * 4}

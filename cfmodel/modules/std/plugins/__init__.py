@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,17 @@ def source(ctx: Context, path: str) -> str:
 
 _engine_state: dict[str, Any] = {}
 _templates: dict[Path, tuple[tuple[float, bool], Any]] = {}
-_rendering: list[Context] = []
+
+
+class _Rendering(threading.local):
+    """The contexts of the templates this thread is rendering, innermost last (a template's
+    plugin filters are its compile's: compiles in other threads render with theirs)."""
+
+    def __init__(self) -> None:
+        self.contexts: list[Context] = []
+
+
+_rendering = _Rendering()
 
 
 def _trusted(module: str) -> bool:
@@ -104,7 +115,7 @@ def _engine(trusted: bool = False) -> Any:
             qualified = name.replace(".", "::")
 
             def call(*args: Any, **kwargs: Any) -> Any:
-                functions = _rendering[-1].plugin_functions()
+                functions = _rendering.contexts[-1].plugin_functions()
                 if qualified not in functions:
                     raise PluginError(f"no plugin {qualified} for the template filter '{name}'")
                 return functions[qualified](*args, **kwargs)
@@ -197,7 +208,7 @@ def template(ctx: Context, path: str, **kwargs: Any) -> str:
     trusted = _trusted(module)
     compiled = _compiled(target, path, trusted)
     variables: dict[str, Any] = dict(kwargs) if kwargs else {"__cfmodel_context__": ctx}
-    _rendering.append(ctx)
+    _rendering.contexts.append(ctx)
     undefined, _, template_error = _engine_state["errors"]
     try:
         text: str = compiled.render(variables) if trusted else bounded.render(compiled, variables)
@@ -208,7 +219,7 @@ def template(ctx: Context, path: str, **kwargs: Any) -> str:
     except template_error as error:
         raise PluginError(f"template {path}: {error}") from None
     finally:
-        _rendering.pop()
+        _rendering.contexts.pop()
     return text
 
 
