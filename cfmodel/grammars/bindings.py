@@ -23,7 +23,6 @@ message ``unexpected <token> (expected <alternatives>)``. Semantic checks happen
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,7 +34,15 @@ from textx import TextXSyntaxError, metamodel_from_file
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars.common import MAX_INTEGER_DIGITS
-from cfmodel.grammars.frontend import CommentBlanker, TextxErrors, attr, attrs, read_source, rule_of
+from cfmodel.grammars.frontend import (
+    CommentBlanker,
+    TextxErrors,
+    attr,
+    attrs,
+    built_once,
+    read_source,
+    rule_of,
+)
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.metamodel import bindings as bm
 from cfmodel.metamodel.bindings import ModelObject, SpanTable
@@ -110,7 +117,7 @@ class ParsedBindings:
         return list(self.model.sites)
 
 
-@functools.cache
+@built_once
 def _metamodel() -> Any:
     """The textX metamodel of ``bindings.tx`` (built once; read-only afterwards)."""
     return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True, memoization=True)

@@ -17,7 +17,6 @@ that parse fails does a second compiled parser run, recording what was expected 
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 import warnings
 from pathlib import Path
@@ -34,7 +33,7 @@ from cfmodel.grammars.common import (
     MAX_MULTIPLICITY_DIGITS,
     NOT_BINDING_POWER,
 )
-from cfmodel.grammars.frontend import CommentBlanker, expected_text, rule_of
+from cfmodel.grammars.frontend import CommentBlanker, built_once, expected_text, rule_of
 from cfmodel.grammars.positions import LineIndex
 from cfmodel.grammars.strings import build_string, decode_escapes, split_literal
 
@@ -55,18 +54,18 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 _KEYWORD_LITERALS: dict[str, bool | None] = {"true": True, "false": False, "null": None}
 
 
-@functools.cache
+@built_once
 def _metamodel() -> Any:
     return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True)
 
 
-@functools.cache
+@built_once
 def _fast_parser() -> peg.Parse:
     # the same grammar, compiled from textX's parser model into Python functions
     return peg.compile_parser(_metamodel())
 
 
-@functools.cache
+@built_once
 def _explainer() -> peg.Explain:
     # the same again, recording where a parse that fails got farthest (the error path)
     return peg.compile_explainer(_metamodel())

@@ -23,7 +23,6 @@ Errors: ``CfSyntaxError`` with code ``syntax`` (``unexpected <token> (expected .
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from cfmodel.grammars.frontend import (
     TextxErrors,
     attr,
     attrs,
+    built_once,
     file_span,
     read_source,
     rule_of,
@@ -105,7 +105,7 @@ class ParsedEnvironments:
     text: str
 
 
-@functools.cache
+@built_once
 def _metamodel() -> Any:
     """The textX metamodel of ``environments.tx`` (+ ``bindings.tx``), built once."""
     return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True, memoization=True)

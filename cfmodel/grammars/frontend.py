@@ -10,6 +10,9 @@ boundary and syntax-error rendering.
   kept whole in group 1 (strings, regexes) and a comment in group 2; text with none of the
   *markers* is returned as it is; `split` also gives the comments (mcl's ``fmt`` keeps them).
 * `attr`, `attrs`, `rule_of`: the typed boundary to textX's dynamic objects.
+* `built_once`: a grammar's textX metamodel and compiled parsers, built once per process
+  and by one thread at a time (textX parses every grammar with one shared parser of its
+  own language, which two threads loading grammars at once break).
 * `expected_text`, `syntax_error`: ``unexpected X (expected A, B or C)`` at a span;
   `TextxErrors`: a grammar's way of reading textX's syntax errors (its rules' names, its
   tokens, when the alternatives are "an expression"), so every textX grammar turns them
@@ -20,16 +23,39 @@ It imports nothing of cfmodel but `errors`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cfmodel.errors import CfLoadError, CfSyntaxError, Span
 
+T = TypeVar("T")
+
 MAX_SOURCE_BYTES = 64 * 1024 * 1024  # refused before reading (as `cfmodel.inputs.MAX_TEXT_BYTES`)
+
+
+_BUILDING = threading.RLock()  # reentrant: a compiled parser is built from the metamodel
+
+
+def built_once(build: Callable[[], T]) -> Callable[[], T]:
+    """*build*'s product, made on the first call, by one thread at a time for every grammar
+    (`_BUILDING`), and kept: compiles in threads parse with the same grammars."""
+    made: list[T] = []
+
+    @functools.wraps(build)
+    def get() -> T:
+        if not made:
+            with _BUILDING:
+                if not made:
+                    made.append(build())
+        return made[0]
+
+    return get
 
 
 def file_span(label: str) -> Span:

@@ -31,7 +31,7 @@ from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSyntaxError, Span
 from cfmodel.grammars import frontend, peg
 from cfmodel.grammars import mcl_nodes as n
-from cfmodel.grammars.frontend import attr, attrs, rule_of
+from cfmodel.grammars.frontend import attr, attrs, built_once, rule_of
 from cfmodel.grammars.positions import LineIndex
 
 GRAMMAR = Path(__file__).with_name("mcl.tx")
@@ -69,13 +69,13 @@ _ERRORS = frontend.TextxErrors(
 )
 
 
-@functools.cache
+@built_once
 def _metamodel() -> Any:
     """The textX metamodel of ``mcl.tx``, built once."""
     return metamodel_from_file(str(GRAMMAR), autokwd=True, skipws=True, use_regexp_group=False)
 
 
-@functools.cache
+@built_once
 def _fast_parser() -> peg.Parse:
     """The same grammar compiled from textX's parser model into Python functions (`peg`)."""
     return peg.compile_parser(_metamodel())

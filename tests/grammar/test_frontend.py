@@ -190,3 +190,25 @@ def test_the_blanker_also_gives_the_comments() -> None:
     assert blanked == '$x = "a # b"      \n     \n'
     assert comments == [(13, 18, "# one"), (19, 24, "# two")]
     assert mcl.split_comments("$x = 1\n") == ("$x = 1\n", [])
+
+
+def test_grammars_are_built_by_one_thread_at_a_time() -> None:
+    """A fresh process parsing in four threads at once (each grammar built on first use:
+    textX's parser of grammars is one shared object, which two threads at once break)."""
+    code = (
+        "import threading\n"
+        "from cfmodel.grammars import bindings, cf, environments, mcl\n"
+        "texts = [(cf.parse_str, 'x = 1\\n'), (bindings.parse_str, \"bindings a { bind 'x' to 1 }\"),\n"
+        "         (environments.parse_str, '$x = 1\\n'), (mcl.parse_str, '$x = 1\\n')] * 2\n"
+        "start, done = threading.Barrier(len(texts)), []\n"
+        "def run(parse, text):\n"
+        "    start.wait()\n"
+        "    parse(text, 't')\n"
+        "    done.append(1)\n"
+        "threads = [threading.Thread(target=run, args=pair) for pair in texts]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print(len(done))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "8", done.stderr
