@@ -25,6 +25,10 @@ After `activate(modules)` for a compile:
 inmanta does when it loads a module, and reports the ones that failed (a failure costs
 the plugins of that file, not the module's or the compile's).
 
+Python's modules are the process's (``sys.modules``, ``sys.meta_path``): `loading(modules)`
+activates a compile's modules and holds the one lock under which module code is imported,
+so compiles in several threads each import their own modules' code.
+
 Plugins are trusted code: they run in the compiling process with its rights.
 """
 
@@ -35,7 +39,9 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -136,6 +142,17 @@ def foreign_inmanta() -> str | None:
     if origin.resolve().parent == (SHIM_ROOT / "inmanta").resolve():
         return None
     return str(origin)
+
+
+_LOADING = threading.RLock()
+
+
+@contextmanager
+def loading(modules: dict[str, ModuleInfo], project_root: Path | None = None) -> Iterator[None]:
+    """*modules* activated, and no other thread activating or importing module code, inside."""
+    with _LOADING:
+        activate(modules, project_root)
+        yield
 
 
 def activate(modules: dict[str, ModuleInfo], project_root: Path | None = None) -> None:

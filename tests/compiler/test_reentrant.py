@@ -3,8 +3,9 @@
 Two compiles interleaved step by step in one thread, and compiles in several threads at
 once, give exactly what each gives alone. The programs use everything that is cached per
 compile: blocks' declared variables, ``for`` scopes, promise targets of ``if``/``for``,
-constructor plans, pure expressions, the enum of ``is``, and index tables; and templates
-whose plugin filters are their own compile's.
+constructor plans, pure expressions, the enum of ``is``, and index tables; templates
+whose plugin filters are their own compile's; and module code each compile imports while
+another activates other modules.
 """
 
 from __future__ import annotations
@@ -178,3 +179,49 @@ def test_templates_rendered_in_threads_call_their_own_compiles_plugins(tmp_path:
         thread.join(timeout=120)
     assert not errors, errors
     assert found == {0: [expected[0]] * 4, 1: [expected[1]] * 4}
+
+
+def write_plugins(root: Path, modules: list[str]) -> Path:
+    """A project importing *modules*, each with a plugin ``mark`` naming its module."""
+    main = "".join(f"import {m}\n" for m in modules)
+    main += "entity Out:\n    string v\nend\nimplement Out using std::none\n"
+    main += "".join(f"Out(v={m}::mark())\n" for m in modules)
+    files = {"project.yml": "name: p\nmodulepath: libs\n", "main.cf": main}
+    for m in modules:
+        files[f"libs/{m}/module.yaml"] = f"name: {m}\n"
+        files[f"libs/{m}/model/_init.cf"] = ""
+        files[f"libs/{m}/plugins/__init__.py"] = (
+            f"from inmanta.plugins import plugin\n\n\n@plugin\ndef mark() -> 'string':\n    return {m!r}\n"
+        )
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_module_code_loaded_by_compiles_in_threads_is_each_ones_own(tmp_path: Path) -> None:
+    """Each compile imports its own modules' code (``inmanta_plugins.<name>``) while another
+    compile in another thread activates a different set of modules."""
+    sets = [[f"left{n}" for n in range(8)], [f"right{n}" for n in range(8)]]
+    roots = [write_plugins(tmp_path / f"p{i}", modules) for i, modules in enumerate(sets)]
+    start = threading.Barrier(2)
+    found: dict[int, str] = {}
+    errors: list[BaseException] = []
+
+    def run(n: int) -> None:
+        try:
+            start.wait(timeout=60)
+            found[n] = dump_alone(roots[n])
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    for n, modules in enumerate(sets):
+        assert [line for line in found[n].splitlines() if line.startswith("  v = ")] == [
+            f'  v = "{m}"' for m in modules
+        ]

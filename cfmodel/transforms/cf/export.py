@@ -186,18 +186,18 @@ def resource_id_of(entity: Any) -> str | None:
 def load_code(result: CompileResult) -> tuple[set[str], list[str]]:
     """Import every module's Python code (as inmanta does before exporting): the Python packages
     of the project's modules, and a line for each file that failed to import."""
-    moduleimport.activate(result.modules, result.root)
     packages: set[str] = set()
     problems: list[str] = []
-    for name, info in sorted(result.modules.items()):
-        if info.kind == BUILTIN:
-            continue
-        packages.add(f"{moduleimport.PACKAGE}.{name}")
-        for failure in moduleimport.load_module_code(info)[1]:
-            error = failure.error
-            problems.append(
-                f"{failure.file}: loading {failure.module} failed: {type(error).__name__}: {error}"
-            )
+    with moduleimport.loading(result.modules, result.root):
+        for name, info in sorted(result.modules.items()):
+            if info.kind == BUILTIN:
+                continue
+            packages.add(f"{moduleimport.PACKAGE}.{name}")
+            for failure in moduleimport.load_module_code(info)[1]:
+                error = failure.error
+                problems.append(
+                    f"{failure.file}: loading {failure.module} failed: {type(error).__name__}: {error}"
+                )
     return packages, problems
 
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import collections.abc
 import importlib
 import inspect
-import threading
 import traceback
 import types
 import typing
@@ -159,10 +158,6 @@ def _hashable(value: object) -> bool:
     return True
 
 
-# Python modules are process-wide (sys.modules): one lock keeps two compiles in two threads
-# from activating and loading module code at the same time.
-_LOADING = threading.RLock()
-
 #: cfmodel's own implementations of the real std's plugins that reach into inmanta's compiler or server.
 NATIVE_STD = "cfmodel.modules.std.plugins.real"
 BUILTIN_PLUGINS = "cfmodel.modules.{}.plugins"
@@ -260,8 +255,6 @@ class PluginRuntime:
         if self._modules is None:
             project = self.ev.project
             self._modules = dict(project.modules) if project is not None else {}
-            with _LOADING:
-                moduleimport.activate(self._modules, project.root if project is not None else None)
         return self._modules
 
     def module_info(self, module: str) -> ModuleInfo | None:
@@ -279,7 +272,9 @@ class PluginRuntime:
         module = namespace.split("::")[0]
         if module not in self.loaded:
             self.loaded.add(module)
-            with _LOADING:
+            project = self.ev.project
+            # this compile's modules are the ones inmanta_plugins.<name> means while it loads
+            with moduleimport.loading(self.modules(), project.root if project is not None else None):
                 self._load_module(module)
         return self.registries.setdefault(namespace, {})
 
