@@ -1,7 +1,9 @@
 """``scripts/emf_corpus.py DIR``: a corpus kept anywhere is run as the tests run the
 registry corpus. Its cases are found in the folder (metamodels with the files defining
 the nsURIs they use; models with the metamodels their namespaces name), and the table
-says each outcome; the exit status is 1 when a case is neither equal nor refused by both."""
+says each outcome; the exit status is 1 when a case is neither equal nor refused by both.
+``--registry`` whose corpus cannot be laid out (a download fails, a file changed) says
+why in one line and exits 2."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import pytest
 from pyecore.ecore import EAttribute, EClass, EPackage, EReference, EString
 
 from cfmodel.serializers import ecore
+from tests.emf import realmetamodels
+from tests.emf.corpusfetch import CorpusChanged
 
 from .emf import EmfChecker
 
@@ -109,3 +113,17 @@ def test_the_table_says_each_outcome(
     (keys_row,) = [line for line in printed if "keys.ecore" in line]
     assert "round trip: cfmodel refuses" in keys_row and "eKeys cannot be kept" in keys_row
     assert printed[-1] == "1 of 2 cases equal or refused by both"
+
+
+def test_a_registry_corpus_that_cannot_be_laid_out_is_said_in_one_line(
+    script: ModuleType, emf: EmfChecker, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = "corpus file pyesdl/esdl.ecore changed: pypi pyesdl 26.10.4 gives esdl/esdl.ecore with SHA-256 1…"
+
+    def changed(folder: Path, registries: object = None) -> None:
+        raise CorpusChanged(said)
+
+    monkeypatch.setattr(realmetamodels, "lay_out", changed)
+    assert script.main(["--registry"]) == 2
+    printed = capsys.readouterr()
+    assert (printed.out, printed.err) == ("", f"emf_corpus: {said}\n")
