@@ -539,9 +539,18 @@ def _check_entries(
     """A feature map's entries: each names a member of this map, and its value is one
     the member may hold (a valid literal, a contained object, a target)."""
     groups = featuremaps.groups_of(obj.eClass)
+    wildcard = next((w for w in featuremaps.attribute_wildcards(obj.eClass) if w.feature is f), None)
     for e in featuremaps.entries(obj, f):
         member = e.feature if type(e) is featuremaps.Entry else None
-        if member is None or groups.get(member.name) != (f, member):
+        if wildcard is not None:  # an XML attribute of a namespace the wildcard admits
+            if not isinstance(member, EAttribute) or member.many:
+                problems.append(f"{where}: {e!r} is not an entry of a single-valued attribute")
+            elif not wildcard.admits(featuremaps.attribute_namespace(member)):
+                problems.append(f"{where}: {f.name} does not admit the namespace of {member.name}")
+            elif not datatypes.codec_for(member.eType).check(e.value):
+                valid = member.eType.name
+                problems.append(f"{where}: {member.name} value {e.value!r} is not a valid {valid}")
+        elif member is None or groups.get(member.name) != (f, member):
             problems.append(f"{where}: {e!r} is not an entry of a member of {f.name}")
         elif isinstance(member, EAttribute):
             if not datatypes.codec_for(member.eType).check(e.value):

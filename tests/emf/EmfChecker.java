@@ -1,6 +1,7 @@
 // The real-EMF consumer of what cfmodel writes (test harness, not shipped).
 //
 // Usage: java EmfChecker [--ecore F]... [--xmi F]... [--resave-dir DIR] [--no-dump] [--structure]
+//        [--extended-metadata]
 //        java EmfChecker --ecore bench.ecore --bench N [--rounds R]
 //
 // Loads the .ecore files (registering every package by nsURI in one ResourceSet), then
@@ -17,6 +18,10 @@
 // --bench N: inside the JVM, after warm-up, builds N instances of class Node of the given
 // metamodel (attributes name/size/weight/enabled, reference next), saves them to XMI and
 // loads them back, R rounds; prints the best times and heap per instance as one JSON line.
+//
+// --extended-metadata: the XMI files are loaded and re-saved with
+// XMLResource.OPTION_EXTENDED_META_DATA (what reads and writes attribute wildcards, as
+// XML attributes of demand-created features); the .ecore files as always.
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -66,6 +71,7 @@ public final class EmfChecker {
     private int diagnostics;
     private final ResourceSet rs = newResourceSet();
     private boolean structure;
+    private boolean extendedMetaData;
 
     public static void main(String[] args) throws Exception {
         List<String> ecores = new ArrayList<>();
@@ -73,6 +79,7 @@ public final class EmfChecker {
         String resaveDir = null;
         boolean dump = true;
         boolean structure = false;
+        boolean extendedMetaData = false;
         int bench = 0;
         int rounds = 5;
         for (int i = 0; i < args.length; i++) {
@@ -82,6 +89,7 @@ public final class EmfChecker {
                 case "--resave-dir": resaveDir = args[++i]; break;
                 case "--no-dump": dump = false; break;
                 case "--structure": structure = true; break;
+                case "--extended-metadata": extendedMetaData = true; break;
                 case "--bench": bench = Integer.parseInt(args[++i]); break;
                 case "--rounds": rounds = Integer.parseInt(args[++i]); break;
                 default: throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -93,6 +101,7 @@ public final class EmfChecker {
             return;
         }
         checker.structure = structure;
+        checker.extendedMetaData = extendedMetaData;
         checker.run(ecores, xmis, resaveDir, dump);
     }
 
@@ -109,7 +118,7 @@ public final class EmfChecker {
     void run(List<String> ecores, List<String> xmis, String resaveDir, boolean dump) {
         List<Resource> loaded = new ArrayList<>();
         for (String f : ecores) {
-            Resource r = load(f);
+            Resource r = load(f, false);
             if (r != null) {
                 loaded.add(r);
                 for (EObject root : r.getContents()) {
@@ -121,7 +130,7 @@ public final class EmfChecker {
             }
         }
         for (String f : xmis) {
-            Resource r = load(f);
+            Resource r = load(f, extendedMetaData);
             if (r != null) loaded.add(r);
         }
         EcoreUtil.resolveAll(rs);
@@ -148,11 +157,13 @@ public final class EmfChecker {
         for (EPackage sub : p.getESubpackages()) register(sub);
     }
 
-    Resource load(String file) {
+    Resource load(String file, boolean withExtendedMetaData) {
         URI uri = URI.createFileURI(new File(file).getAbsolutePath());
         Resource r = rs.createResource(uri);
         try {
-            r.load(loadOptions());
+            Map<Object, Object> options = loadOptions();
+            if (withExtendedMetaData) options.put(XMLResource.OPTION_EXTENDED_META_DATA, Boolean.TRUE);
+            r.load(options);
         } catch (Exception e) {
             if (r.getErrors().isEmpty()) {
                 errors++;
@@ -213,6 +224,9 @@ public final class EmfChecker {
         try {
             Map<Object, Object> o = new HashMap<>();
             o.put(XMLResource.OPTION_ENCODING, "UTF-8");
+            if (extendedMetaData && !r.getURI().lastSegment().endsWith(".ecore")) {
+                o.put(XMLResource.OPTION_EXTENDED_META_DATA, Boolean.TRUE);
+            }
             r.save(o);
             emit("resaved", r, "path", quote(target.toFileString()));
         } catch (Exception e) {
@@ -224,7 +238,7 @@ public final class EmfChecker {
     // ---- benchmark -------------------------------------------------------------------
 
     void bench(String ecore, int n, int rounds) throws Exception {
-        Resource mm = load(ecore);
+        Resource mm = load(ecore, false);
         EPackage pkg = (EPackage) mm.getContents().get(0);
         register(pkg);
         EClass node = (EClass) pkg.getEClassifier("Node");

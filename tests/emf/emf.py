@@ -81,6 +81,7 @@ class EmfChecker:
         resave_dir: Path | None = None,
         dump: bool = True,
         structure: bool = False,
+        extended_metadata: bool = False,
     ) -> EmfReport:
         args: list[str] = []
         args += [a for p in ecores for a in ("--ecore", str(p))]
@@ -91,6 +92,8 @@ class EmfChecker:
             args.append("--no-dump")
         if structure:
             args.append("--structure")
+        if extended_metadata:  # XMI loaded and re-saved with OPTION_EXTENDED_META_DATA
+            args.append("--extended-metadata")
         records = [json.loads(line) for line in self._run(args).splitlines() if line.strip()]
         summary = records.pop() if records and records[-1]["kind"] == "summary" else {}
         counts = {k: int(v) for k, v in summary.items() if k != "kind"}

@@ -250,3 +250,71 @@ def test_references_in_entries_are_proxies_until_resolved(emf: EmfChecker, tmp_p
     )
     assert xmi.resolve_proxies(rset) == []
     assert crossrefs.proxy_uri(outer.value) is None and outer.value.text == "e1"
+
+
+def _single(kind: str, name: str, etype: str, extra: str = "") -> str:
+    return _member(kind, name, etype, extra).replace(' upperBound="-1"', "", 1)
+
+
+SINGLE = METAMODEL.replace(
+    _member("EReference", "cites", "#//Paragraph"),
+    _member("EReference", "cites", "#//Paragraph")
+    + _single("EReference", "lead", "#//Paragraph", ' containment="true"')
+    + _single("EAttribute", "subtitle", f"ecore:EDataType {ECORE}#//EString")
+    + _single("EAttribute", "rank", f"ecore:EDataType {ECORE}#//EInt"),
+)
+
+
+def test_single_valued_members_are_live_views_as_emfs_feature_map_set(
+    emf: EmfChecker, tmp_path: Path
+) -> None:
+    """A single-valued member reads its entry; setting replaces the entry in place, adds one
+    at the end, or removes it (None, or the default for an attribute that is not
+    unsettable), as EMF's BasicFeatureMap.set; EMF loads what is written as the same model,
+    and cfmodel reads EMF's re-save back to the same entries."""
+    (tmp_path / "doc.ecore").write_text(SINGLE, encoding="utf-8")
+    (pkg,) = ecore_files.read(tmp_path / "doc.ecore", ResourceSet()).roots
+    featuremaps.prepare(pkg)
+    section, paragraph = pkg.getEClassifier("Section"), pkg.getEClassifier("Paragraph")
+    s = section(title="single")
+    assert s.subtitle is None and s.lead is None and s.rank == 0  # EInt's default, as EMF
+    first, lead, other = paragraph(text="one"), paragraph(text="lead"), paragraph(text="other")
+    s.subtitle = "sub"
+    s.paragraphs.append(first)
+    s.lead = lead
+    s.rank = 3
+    s.subtitle = "changed"  # in place: still the first entry
+    assert [(e.feature.name, e.value) for e in s.content] == [
+        ("subtitle", "changed"),
+        ("paragraphs", first),
+        ("lead", lead),
+        ("rank", 3),
+    ]
+    assert s.subtitle == "changed" and s.lead is lead and lead.eContainer() is s
+    s.lead = other
+    assert (
+        lead.eContainer() is None and other.eContainer() is s and other.eContainmentFeature().name == "lead"
+    )
+    s.rank = 0  # the default of a member that is not unsettable: the entry goes
+    assert [e.feature.name for e in s.content] == ["subtitle", "paragraphs", "lead"]
+    target = tmp_path / "single.xmi"
+    xmi.write(target, [s], xmi.XmiOptions(emf_layout=True))
+    assert target.read_text(encoding="utf-8").splitlines()[2:6] == [
+        "  <subtitle>changed</subtitle>",
+        '  <paragraphs text="one"/>',
+        '  <lead text="other"/>',
+        "</doc:Section>",
+    ]
+    out = tmp_path / "emf"
+    out.mkdir()
+    report = emf.check([tmp_path / "doc.ecore"], [target], resave_dir=out)
+    assert report.clean, report.problems()
+    rset = ResourceSet()
+    ecore_files.read(tmp_path / "doc.ecore", rset)
+    back = xmi.read(out / "single.xmi", rset)
+    assert canonical.dump_objects(back.roots, back.ids) == report.dump("single.xmi")
+    (again,) = back.roots
+    assert again.subtitle == "changed" and again.lead.text == "other" and again.rank == 0
+    del again.subtitle
+    again.lead = None
+    assert [e.feature.name for e in again.content] == ["paragraphs"]

@@ -14,6 +14,9 @@ What it writes, as EMF's `XMLSaveImpl` writes it:
 * a proxy in a containment (a child kept in another document) is ``<feature href="uri"/>``;
 * a feature map (`featuremaps`) is its entries in order, each an element of its member
   (text, a child, or an ``href``, ``#fragment`` inside the document, as EMF writes it);
+  an attribute wildcard's entries are XML attributes, at the map's place among them
+  (``prefix:name``, the prefix of the attribute's namespace, or unqualified), as EMF
+  writes them with ``OPTION_EXTENDED_META_DATA`` (EMF's XMIResource without it cannot);
 * ``xsi:type`` on an ``href`` element where EMF writes it (the target's class is not the
   feature's and the feature's is abstract) and, in cfmodel's layout, wherever the classes
   differ;
@@ -63,7 +66,7 @@ def _emf_escape(pattern: re.Pattern[str]) -> Callable[[str], str]:
 # (in cfmodel's layout, in this order; a feature map's entries with the children); a
 # plan's other kinds: single-valued attributes (XML attributes), references (XML attributes
 # or, when a target is elsewhere, _HREFS elements).
-_VALUES, _HREFS, _CHILDREN, _ENTRIES, _SINGLE_ATTR, _REFS = range(6)
+_VALUES, _HREFS, _CHILDREN, _ENTRIES, _SINGLE_ATTR, _REFS, _WILDCARD = range(7)
 # (kind, feature, name, type, literal function of an attribute's values or None)
 _Plan = tuple[int, Any, str, Any, Callable[[Any], str] | None]
 Element = tuple[int, _Plan, list[Any]]
@@ -71,6 +74,8 @@ _PROXY = crossrefs.PROXY_KEY
 
 
 def _plan_of(f: Any) -> _Plan:
+    if featuremaps.is_attribute_wildcard(f):
+        return (_WILDCARD, f, f.name, None, None)
     if featuremaps.is_feature_map(f):
         return (_ENTRIES, f, f.name, None, None)
     if isinstance(f, EAttribute):
@@ -175,9 +180,10 @@ class GeneralWriter:
         found = self.plans.get(id(eclass))
         if found is None:
             feats = [f for f in model.persistent_features(eclass) if not model.is_container_ref(f)]
-            if not self.emf:  # cfmodel's order: single-valued attributes, then the rest
+            if not self.emf:  # cfmodel's order: single-valued attributes (wildcards last), the rest
                 single = [f for f in feats if isinstance(f, EAttribute) and not f.many]
-                feats = single + [f for f in feats if not (isinstance(f, EAttribute) and not f.many)]
+                single += [f for f in feats if featuremaps.is_attribute_wildcard(f)]
+                feats = single + [f for f in feats if f not in single]
             found = self.plans[id(eclass)] = [_plan_of(f) for f in feats]
         return found
 
@@ -240,6 +246,12 @@ class GeneralWriter:
                 assert literal is not None
                 attrs.append((name, literal(v)))
             return
+        if kind == _WILDCARD:
+            for e in featuremaps.entries(obj, f):
+                member = e.feature
+                text = datatypes.codec_for(member.eType).to_literal(e.value)
+                attrs.append((self.attribute_qname(member), text))
+            return
         if kind == _ENTRIES:
             found = featuremaps.entries(obj, f)
             if found:
@@ -259,6 +271,17 @@ class GeneralWriter:
             attrs.append((name, " ".join(ids.get(t) or names(t) for t in values)))
         else:
             elements.append((_HREFS, p, values))
+
+    def attribute_qname(self, member: Any) -> str:
+        """The XML name of an attribute a wildcard holds (its namespace declared)."""
+        name = featuremaps.attribute_name(member)
+        namespace = featuremaps.attribute_namespace(member)
+        if namespace is None:
+            return name
+        pkg = member.eContainingClass.ePackage
+        self.used.add(namespace)
+        self.packages[namespace] = pkg
+        return f"{self.prefix(pkg)}:{name}"
 
     def href(self, f: Any, target: EObject, indent: str) -> str:
         inside = id(target) in self.inside and crossrefs.proxy_uri(target) is None

@@ -34,7 +34,7 @@ from pyecore.valuecontainer import EValue
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.metamodel.runtime import codegen, fastpath
 from cfmodel.serializers import crossrefs, datatypes, featuremaps, linking, model, xmlsafe
-from cfmodel.serializers.base import ECORE_NS, IDS_KEY, Document, attach, local_registry
+from cfmodel.serializers.base import ECORE_NS, IDS_KEY, XMI_NS, XSI_NS, Document, attach, local_registry
 from cfmodel.serializers.xmi.options import (
     SCHEMA_LOCATION_KEY,
     XMI_ID,
@@ -58,7 +58,7 @@ ReadOther = Callable[[Path, ResourceSet, XmiOptions], Any]
 class ReadPlan:
     """Per class: the handler of every feature name, and the generated `create` function."""
 
-    __slots__ = ("cls", "create", "eclass", "handlers", "light", "name")
+    __slots__ = ("cls", "create", "eclass", "handlers", "light", "name", "wildcards")
 
     def __init__(self, eclass: Any) -> None:
         self.eclass = eclass
@@ -68,6 +68,7 @@ class ReadPlan:
         self.name = eclass.name
         self.handlers: dict[str, Handler] = {}
         groups = featuremaps.groups_of(eclass)
+        self.wildcards = featuremaps.attribute_wildcards(eclass)
         for f in model.all_features(eclass):
             if f.name in groups:  # an element of a feature map (its entries are not written as such)
                 codec = datatypes.reading_codec(f.eType) if isinstance(f, EAttribute) else None
@@ -333,6 +334,8 @@ def _conform(known: dict[type, bool], f: Any, target: EObject) -> bool:
 
 # ---- the reader ---------------------------------------------------------------------------
 
+_XMI_NAMESPACES = frozenset((XMI_NS, XSI_NS, "http://www.w3.org/2000/xmlns/"))
+
 
 class Reader:
     """Builds objects while expat streams the document (see the frame kinds above)."""
@@ -567,8 +570,37 @@ class Reader:
             coll = fastpath.collection(obj, f)
             for t in text.split():
                 fastpath.add_item(obj, f, coll, datatypes.parse_literal(codec, t, where, span))  # type: ignore[arg-type]
+        elif plan.wildcards and self.wildcard_attribute(obj, plan, key, text):
+            pass
         elif " " not in key:  # a namespaced attribute (xsi:type, xmi:version, ...) is ignored
             raise self.fail(f"class {plan.name} has no feature {key!r}")
+
+    def wildcard_attribute(self, obj: EObject, plan: ReadPlan, key: str, text: str) -> bool:
+        """An XML attribute the class does not declare, as an entry of the first attribute
+        wildcard admitting its namespace (`featuremaps.AttributeWildcard`): the global
+        attribute a registered package declares, else one made on demand (lax processing);
+        False when no wildcard admits it (XMI's and XSI's own attributes never)."""
+        namespace, _, local = key.rpartition(" ")
+        if namespace in _XMI_NAMESPACES:
+            return False
+        ns = namespace or None
+        for w in plan.wildcards:
+            if w.admits(ns):
+                f = featuremaps.global_attribute(self.registry.get(ns) if ns else None, local)
+                if f is None and not w.lax:
+                    raise self.fail(
+                        f"class {plan.name} has no feature {local!r}, and no package declares"
+                        f" it for its wildcard {w.feature.name} (strict processing)"
+                    )
+                if f is None:
+                    f = featuremaps.demand_attribute(self.rset, ns, local)
+                value = datatypes.parse_literal(
+                    datatypes.reading_codec(f.eType), text, f"{plan.name}.{local}", self.span()
+                )
+                coll = fastpath.collection(obj, w.feature)
+                fastpath.add_item(obj, w.feature, coll, featuremaps.Entry(f, value))
+                return True
+        return False
 
     def bad_literal(self, plan: ReadPlan, codec: datatypes.Codec, key: str, text: str) -> Any:
         return datatypes.parse_literal(codec, text, f"{plan.name}.{key}", self.span())
