@@ -11,6 +11,7 @@ from pathlib import Path
 from pyecore.ecore import EAttribute, EClass, EDataType, EPackage, EReference, EString
 from pyecore.resources import ResourceSet
 
+from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import canonical, crossrefs, ecore, xmi
 
 from .emf import EmfChecker
@@ -144,3 +145,51 @@ def test_uri_resolution() -> None:
     assert crossrefs.resolve_uri("/m/a.xmi", "http://e.org/b") == "http://e.org/b"
     assert crossrefs.same_document("/m/a.xmi", "a.xmi") and crossrefs.same_document("/m/a.xmi", "../m/a.xmi")
     assert not crossrefs.same_document("/m/a.xmi", "b.xmi")
+
+
+def test_the_metamodel_is_found_through_xsi_schema_location(emf: EmfChecker, tmp_path: Path) -> None:
+    """No metamodel registered: EMF loads ``net.ecore`` from the documents'
+    ``xsi:schemaLocation``, and so does cfmodel (once, for both documents); the dumps agree.
+    A location that is no file here, or one outside the directories the reading may enter,
+    is a located error naming it."""
+    _, a, b = _write(tmp_path / "m")
+    report = emf.check([], [a, b])
+    assert report.of_kind("error") == []
+    rset = ResourceSet()
+    doc_a = xmi.read(a, rset)
+    assert [str(r.uri.plain).rsplit("/", 1)[-1] for r in rset.resources.values()] == [
+        "net.ecore",
+        "b.xmi",
+        "a.xmi",
+    ]
+    dump = canonical.dump_objects(doc_a.roots, doc_a.ids)
+    assert dump[6] == '  label = "edge one"' and report.dump("a.xmi")[6] == "  label = null"
+    assert dump[:6] == report.dump("a.xmi")[:6] and dump[7:] == report.dump("a.xmi")[7:]
+    a.write_text(
+        a.read_text(encoding="utf-8").replace(f"{NS} net.ecore", f"{NS} gone.ecore"), encoding="utf-8"
+    )
+    try:
+        xmi.read(a, ResourceSet())
+    except CfSerializationError as exc:
+        assert str(exc) == (
+            f"{a}:2:1: error: no metamodel registered for namespace '{NS}', and its xsi:schemaLocation"
+            " 'gone.ecore' is no file here (read its .ecore first, or give --uri-map)  [bad-xmi]"
+        )
+    else:
+        raise AssertionError("read without its metamodel")
+    inner = tmp_path / "m" / "inner"
+    inner.mkdir()
+    (inner / "c.xmi").write_text(
+        b.read_text(encoding="utf-8")
+        .replace(f"{NS} net.ecore", f"{NS} ../net.ecore")
+        .replace("a.xmi#", "x#"),
+        encoding="utf-8",
+    )
+    try:
+        xmi.read(inner / "c.xmi", ResourceSet())
+    except CfSerializationError as exc:
+        assert exc.code == "outside-root" and "'../net.ecore' leaves the directories" in str(exc)
+    else:
+        raise AssertionError("read a metamodel outside the root")
+    (net_c,) = xmi.read(inner / "c.xmi", ResourceSet(), xmi.XmiOptions(root=tmp_path / "m")).roots
+    assert net_c.name == "B" and net_c.eClass.ePackage.nsURI == NS

@@ -34,6 +34,7 @@ from pyecore.valuecontainer import EValue
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.metamodel.runtime import codegen, fastpath
 from cfmodel.serializers import crossrefs, datatypes, featuremaps, linking, model, xmlsafe
+from cfmodel.serializers import ecore as ecore_files
 from cfmodel.serializers.base import ECORE_NS, IDS_KEY, XMI_NS, XSI_NS, Document, attach, local_registry
 from cfmodel.serializers.xmi.options import (
     SCHEMA_LOCATION_KEY,
@@ -630,12 +631,38 @@ class Reader:
 
     def plan_of(self, uri: str | None, name: str) -> ReadPlan:
         pkg = self.registry.get(uri) if uri else None
+        if pkg is None and uri:
+            pkg = self.located_package(uri)
         if pkg is None:
             raise self.fail(f"no metamodel registered for namespace {uri!r} (read its .ecore first)")
         eclass = pkg.getEClassifier(name)
         if eclass is None or not hasattr(eclass, "eStructuralFeatures"):
             raise self.fail(f"class {name!r} not found in {uri}")
         return self.plan_of_class(eclass)
+
+    def located_package(self, uri: str) -> Any:
+        """The package of `uri` read from the ``.ecore`` file the document's
+        ``xsi:schemaLocation`` gives for it (``net.ecore``, ``net.ecore#//sub``; relative to
+        the document, the URI map applied), as EMF loads an unregistered package from there;
+        None without one. The file must lie where this reading may go (`allowed`)."""
+        words = (self.schema_location or "").split()
+        location = dict(zip(words[::2], words[1::2], strict=False)).get(uri)
+        if location is None:
+            return None
+        file_part = location.partition("#")[0]
+        path = crossrefs.local_path(crossrefs.resolve_uri(self.name, file_part, self.options.uri_map))
+        if path is None or not path.is_file():
+            raise self.fail(
+                f"no metamodel registered for namespace {uri!r}, and its xsi:schemaLocation"
+                f" {location!r} is no file here (read its .ecore first, or give --uri-map)"
+            )
+        if not crossrefs.confined(path, self.allowed):
+            raise self.outside(location, self.parser.CurrentLineNumber or 1)
+        ecore_files.read(path, self.rset, ecore_files.EcoreOptions(limits=self.options.limits))
+        found = self.registry.get(uri)
+        if found is None:
+            raise self.fail(f"{location} (xsi:schemaLocation) declares no package {uri!r}")
+        return found
 
     def plan_of_class(self, eclass: Any) -> ReadPlan:
         found = self.by_class.get(id(eclass))
@@ -761,13 +788,7 @@ class Reader:
         documents = crossrefs.documents(self.rset)
         path = crossrefs.local_path(uri)
         if path is not None and not crossrefs.confined(path, self.allowed):
-            where = ", ".join(str(r) for r in self.allowed)
-            raise CfSerializationError(
-                f"reference to {location!r} leaves the directories the model may be read from ({where});"
-                " give XmiOptions.root (--root) to allow more",
-                Span(self.name, line, 1, line, 2),
-                code="outside-root",
-            )
+            raise self.outside(location, line)
         load = self.options.load_references and self.read_other is not None
         if path is not None and load and not documents.has(path) and path.is_file():
             if documents.depth >= crossrefs.MAX_NESTED_LOADS:
@@ -792,6 +813,15 @@ class Reader:
         found = crossrefs.proxy(eclass, f"{crossrefs.absolute_uri(self.name, location)}#{fragment}")
         found.__dict__[crossrefs.LINE_KEY] = line  # where the reference is, for reports
         return found
+
+    def outside(self, location: str, line: int) -> CfSerializationError:
+        where = ", ".join(str(r) for r in self.allowed)
+        return CfSerializationError(
+            f"reference to {location!r} leaves the directories the model may be read from ({where});"
+            " give XmiOptions.root (--root) to allow more",
+            Span(self.name, line, 1, line, 2),
+            code="outside-root",
+        )
 
     @functools.cached_property
     def allowed(self) -> list[Path]:
