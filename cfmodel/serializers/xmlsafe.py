@@ -123,7 +123,12 @@ def read_file(path: Path | str, limits: XmlLimits = XmlLimits()) -> bytes:
         if size > limits.max_bytes:
             raise _refuse(name, f"file is {size} bytes, over the limit of {limits.max_bytes}", "too-large")
         with open(path, "rb") as fh:
-            data = fh.read(limits.max_bytes + 1)
+            # the size seen, plus one byte to see growth (read(max_bytes + 1) would reserve the
+            # whole limit, 512 MiB, for every file)
+            want = min(size, limits.max_bytes) + 1
+            data = fh.read(want)
+            if len(data) == want and want <= limits.max_bytes:  # grew since: up to the limit
+                data += fh.read(limits.max_bytes + 1 - want)
     except OSError as exc:
         raise CfSerializationError(f"cannot read: {exc.strerror}", _span(name), code="io") from exc
     return data
