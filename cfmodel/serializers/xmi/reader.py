@@ -730,7 +730,7 @@ class Reader:
     # -- references
 
     def resolve_references(self) -> None:
-        targets = linking.Targets(self.roots, self.by_id)
+        targets = linking.Targets(self.roots, self.by_id, settled=True)  # containments are all read
         links = linking.Linker(self.batch)
         for obj, f, text, line in self.pending:
             found = self.targets_of(targets, text, line, f)
