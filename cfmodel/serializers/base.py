@@ -20,6 +20,8 @@ from typing import Any
 from pyecore.ecore import EObject, EPackage
 from pyecore.resources import URI, ResourceSet
 
+from cfmodel.serializers import model
+
 XMI_NS = "http://www.omg.org/XMI"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 ECORE_NS = "http://www.eclipse.org/emf/2002/Ecore"
@@ -145,7 +147,7 @@ def emf_uri(obj: EObject) -> str | None:
     location = resource.uri.plain
     base = "file:" + str(Path(location).absolute()) if ":" not in location[:10] else location
     ids = resource.__dict__.get(IDS_KEY) or {}
-    ident = ids.get(obj)
+    ident = ids.get(obj) or model.id_attribute_value(obj)
     if ident is not None:
         return f"{base}#{ident}"
     steps: list[str] = []

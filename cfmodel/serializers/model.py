@@ -135,3 +135,21 @@ def effective_value(obj: EObject, f: Any) -> Any:
     if obj.eIsSet(f):
         return obj.eGet(f)
     return default_of(f)
+
+
+_ID_ATTRIBUTE = "_cfmodel_id_attribute"
+
+
+def id_attribute_value(obj: EObject) -> str | None:
+    """EMF's ``EcoreUtil.getID``: the literal of the object's value of its class's first iD
+    attribute (supertypes first), None when the class has none or it is unset. EMF names
+    such an object by it in references (``author="p29"``) and URIs (``b.xmi#p29``)."""
+    eclass = obj.eClass
+    found = eclass.__dict__.get(_ID_ATTRIBUTE, False)
+    if found is False:
+        found = next((f for f in all_features(eclass) if isinstance(f, EAttribute) and f.iD), None)
+        eclass.__dict__[_ID_ATTRIBUTE] = found
+    if found is None:
+        return None
+    value = obj.eGet(found) if obj.eIsSet(found) else None
+    return None if value is None else datatypes.codec_for(found.eType).to_literal(value)

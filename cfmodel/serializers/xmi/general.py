@@ -73,15 +73,22 @@ Element = tuple[int, _Plan, list[Any]]
 _PROXY = crossrefs.PROXY_KEY
 
 
-def _plan_of(f: Any) -> _Plan:
+def _plan_of(f: Any, emf: bool) -> _Plan:
     if featuremaps.is_attribute_wildcard(f):
         return (_WILDCARD, f, f.name, None, None)
     if featuremaps.is_feature_map(f):
         return (_ENTRIES, f, f.name, None, None)
     if isinstance(f, EAttribute):
         kind = _VALUES if f.many else _SINGLE_ATTR
-        return (kind, f, f.name, f.eType, datatypes.codec_for(f.eType).to_literal)
+        return (kind, f, f.name, f.eType, _literal(f.eType, emf))
     return (_CHILDREN if f.containment else _REFS, f, f.name, f.eType, None)
+
+
+def _literal(etype: Any, emf: bool) -> Callable[[Any], str]:
+    """How values of a data type are written: as EMF writes them in EMF's layout (floating
+    point as Java prints it), else as cfmodel's codecs write them (the fast writer's text)."""
+    codec = datatypes.codec_for(etype)
+    return datatypes.emf_literal(codec) if emf else codec.to_literal
 
 
 class GeneralWriter:
@@ -109,7 +116,7 @@ class GeneralWriter:
         self.ids = ids
         self.hrefs = hrefs
         self.inside = {id(o) for o in objects}
-        self.names = linking.Fragments(roots, ids)
+        self.names = linking.Fragments(roots, ids, id_attributes=emf_layout)  # EMF names by iD attributes
         self.prefixes = prefixes
         self.prefix = prefix
         self.emf = emf_layout
@@ -184,7 +191,7 @@ class GeneralWriter:
                 single = [f for f in feats if isinstance(f, EAttribute) and not f.many]
                 single += [f for f in feats if featuremaps.is_attribute_wildcard(f)]
                 feats = single + [f for f in feats if f not in single]
-            found = self.plans[id(eclass)] = [_plan_of(f) for f in feats]
+            found = self.plans[id(eclass)] = [_plan_of(f, self.emf) for f in feats]
         return found
 
     def element(
@@ -231,7 +238,7 @@ class GeneralWriter:
         for e in entries:
             member, v = e.feature, e.value
             if isinstance(member, EAttribute):
-                literal = datatypes.codec_for(member.eType).to_literal(v)
+                literal = _literal(member.eType, self.emf)(v)
                 out.append(f"{indent}<{member.name}>{self.esc_text(literal)}</{member.name}>\n")
             elif member.containment and crossrefs.proxy_uri(v) is None:
                 self.element(out, v, member.name, self.child_type(member.eType, v), depth)
@@ -249,7 +256,7 @@ class GeneralWriter:
         if kind == _WILDCARD:
             for e in featuremaps.entries(obj, f):
                 member = e.feature
-                text = datatypes.codec_for(member.eType).to_literal(e.value)
+                text = _literal(member.eType, self.emf)(e.value)
                 attrs.append((self.attribute_qname(member), text))
             return
         if kind == _ENTRIES:
