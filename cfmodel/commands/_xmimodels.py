@@ -11,9 +11,10 @@ prints from EMF's reading). ``copy ... -o DIR`` writes the documents read into D
 atomic set, at the same places relative to each other, ``href``s between them rewritten;
 ``--emf-layout`` writes what EMF's own serializer writes. Options shared by the three:
 ``--ecore`` (metamodels, read first, together; default: the ``.ecore`` files beside the
-first file, as ``cfmodel.load_xmi``), ``--uri-map PREFIX=TARGET`` (``platform:/resource/``
-→ a workspace), ``--root DIR`` (where references may lead; default: the directory all the files
-are in), ``--lazy`` (documents that are referred to are not read: proxies).
+first file, as ``cfmodel.load_xmi``, and those the documents' ``xsi:schemaLocation``
+names), ``--uri-map PREFIX=TARGET`` (``platform:/resource/`` → a workspace), ``--root
+DIR`` (where references may lead; default: the directory all the files are in),
+``--lazy`` (documents that are referred to are not read: proxies).
 Registered under ``cfmodel xmi`` by `cfmodel.commands.compile` (which makes that group).
 """
 
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cfmodel.commands._options import add_format_option, output_directory, print_warning
-from cfmodel.errors import CfUsageError, Diagnostic, Severity, Span
+from cfmodel.errors import CfModelError, Diagnostic, Note, Severity, Span
 
 
 def _uri_mapping(text: str) -> tuple[str, str]:
@@ -58,10 +59,15 @@ def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     if not ecores:  # as cfmodel.load_xmi: the metamodels beside the first file
         beside = Path(os.path.abspath(args.files[0])).parent
         ecores = sorted(beside.glob("*.ecore"))
+    if ecores:
+        read_metamodels(ecores, rset, uri_map=dict(args.uri_map or []))
+    try:  # without any: the documents' xsi:schemaLocation names them, or the reader says what is missing
+        given = xmi.read_all(args.files, rset, _options(args))
+    except CfModelError as exc:
         if not ecores:
-            raise CfUsageError(f"no .ecore file beside {args.files[0]}: give the metamodels with --ecore")
-    read_metamodels(ecores, rset, uri_map=dict(args.uri_map or []))
-    given = xmi.read_all(args.files, rset, _options(args))
+            note = f"no .ecore file beside {args.files[0]} and none given with --ecore"
+            exc.notes = (*exc.notes, Note(None, note))
+        raise
     seen = {id(d.resource) for d in given}
     others = [
         existing(rset, key)

@@ -67,3 +67,41 @@ def test_copy_writes_the_set_elsewhere_and_it_reads_back_the_same(tmp_path: Path
     assert '<peers href="../proj/missing.xmi#r9"/>' in (tmp_path / "out" / "a.xmi").read_text(
         encoding="utf-8"
     )
+
+
+def test_platform_uris_and_the_metamodel_through_the_uri_map(tmp_path: Path) -> None:
+    """An Eclipse workspace: the metamodel in a plug-in, named only by the documents'
+    ``xsi:schemaLocation`` (``platform:/plugin/…``), the other document in another project
+    (``platform:/resource/…``); ``--uri-map`` maps both, and the set reads as in one
+    folder. Without the map the metamodel cannot be found: a located error that says so."""
+    _write(tmp_path / "flat")
+    ws, plugin = tmp_path / "ws", tmp_path / "plugins" / "net.model" / "model"
+    (ws / "proj").mkdir(parents=True)
+    (ws / "other").mkdir()
+    plugin.mkdir(parents=True)
+    (tmp_path / "flat" / "net.ecore").rename(plugin / "net.ecore")
+    located = "http://example.org/net platform:/plugin/net.model/model/net.ecore"
+    for name, folder, other, to in (
+        ("a", "proj", "b", "platform:/resource/other/b"),
+        ("b", "other", "a", "../proj/a"),
+    ):
+        text = (tmp_path / "flat" / f"{name}.xmi").read_text(encoding="utf-8")
+        text = text.replace("http://example.org/net net.ecore", located).replace(
+            f"{other}.xmi#", f"{to}.xmi#"
+        )
+        (ws / folder / f"{name}.xmi").write_text(text, encoding="utf-8")
+    maps = ["--uri-map", f"platform:/plugin/={tmp_path}/plugins/", "--uri-map", f"platform:/resource/={ws}/"]
+    result = run(ws / "proj", "xmi", "check", "a.xmi", *maps)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "a.xmi: 1 root(s), 4 object(s), 5 reference(s) to other documents, 1 proxy(ies)\n"
+        f"{ws}/other/b.xmi: 1 root(s), 2 object(s), 3 reference(s) to other documents, 0 proxy(ies)\n"
+    )
+    unmapped = run(ws / "proj", "xmi", "check", "a.xmi")
+    assert unmapped.returncode == 1 and unmapped.stdout == ""
+    assert unmapped.stderr == (
+        "a.xmi:2:1: error: no metamodel registered for namespace 'http://example.org/net', and its"
+        " xsi:schemaLocation 'platform:/plugin/net.model/model/net.ecore' is no file here (read its"
+        " .ecore first, or give --uri-map)  [bad-xmi]\n"
+        "note: no .ecore file beside a.xmi and none given with --ecore\n"
+    )
