@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyecore.ecore import EObject, EPackage
+from pyecore.ecore import EModelElement, EObject, EPackage
 from pyecore.resources import URI, ResourceSet
 
-from cfmodel.serializers import model
+from cfmodel.serializers import ecorepaths, model
 
 XMI_NS = "http://www.omg.org/XMI"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
@@ -138,9 +138,27 @@ def proxy_uri(obj: Any) -> str | None:
     return str(found) if found is not None else None
 
 
+def _metamodel_uri(element: Any) -> str | None:
+    """A metamodel element's URI as EMF gives it: the ``.ecore`` file its root package was
+    read from, else the root package's nsURI (Ecore's own: ``http://www.eclipse.org/emf/2002/Ecore``),
+    and `ecorepaths.document_fragment` (``#//Node/name``, ``#/1/String``)."""
+    root = ecorepaths.root_of(element)
+    resource = getattr(root, "eResource", None)
+    location = getattr(getattr(resource, "uri", None), "plain", None)
+    if isinstance(location, str):
+        base = "file:" + str(Path(location).absolute()) if ":" not in location[:10] else location
+    elif isinstance(root, EPackage) and root.nsURI:
+        base = str(root.nsURI)
+    else:
+        return None
+    return f"{base}#{ecorepaths.document_fragment(element)}"
+
+
 def emf_uri(obj: EObject) -> str | None:
     """EMF's URI of an object in a resource (``file:/abs/doc.xmi#id`` or ``#//@a.0``),
     as ``EcoreUtil.getURI`` gives it; None when it is in no resource with a location."""
+    if isinstance(obj, EModelElement):  # an element of a metamodel: EMF's own fragments
+        return _metamodel_uri(obj)
     resource = obj.eResource  # a property in PyEcore
     if resource is None or getattr(resource, "uri", None) is None:
         return None

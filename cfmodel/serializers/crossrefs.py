@@ -35,10 +35,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pyecore.ecore import EObject
+from pyecore.ecore import ENamedElement, EObject, EPackage
 from pyecore.resources import ResourceSet
 
-from cfmodel.serializers import linking
+from cfmodel.serializers import ecorepaths, linking
 from cfmodel.serializers.base import IDS_KEY, PROXY_KEY, emf_uri, proxy_uri
 
 __all__ = [
@@ -92,6 +92,10 @@ class Documents:
         resource = self.rset.resources.get(key)
         if resource is None:
             return None
+        roots = list(resource.contents)
+        if roots and all(isinstance(r, EPackage) for r in roots):  # a metamodel: EMF's own fragments
+            found_element: EObject | None = ecorepaths.resolve_in(roots, fragment)
+            return found_element
         targets = resource.__dict__.get(_TARGETS_KEY)
         if targets is None:
             ids = resource.__dict__.get(IDS_KEY) or {}
@@ -197,7 +201,13 @@ def same_document(document: str | Path, location: str) -> bool:
 
 def proxy(eclass: Any, uri: str) -> EObject:
     """An object of *eclass* standing for ``uri`` (another document's object not read)."""
-    obj: EObject = proxy_class(eclass)()
+    static = eclass.python_class
+    if getattr(static, "_staticEClass", False):
+        # PyEcore's own metamodel classes (EClass…): never subclassed (its metaclass would
+        # register the subclass as the class's own), made with an empty name
+        obj: EObject = static("") if issubclass(static, ENamedElement) else static()
+    else:
+        obj = proxy_class(eclass)()
     obj.__dict__[PROXY_KEY] = uri
     return obj
 

@@ -766,13 +766,21 @@ class _Reader:
         ``<nsURI>#//X`` (the type prefix is a separate token), or ``<file>#//X`` (EMF's
         re-saves name another file of the resource set that way)."""
         uri, _, fragment = ref.partition("#")
-        found = self.external(uri, fragment) if uri else ecorepaths.resolve(root, fragment)
+        if uri:
+            found = self.external(uri, fragment)
+        elif fragment[1:2].isdigit():  # EMF's "/1/String" in a file of several roots
+            found = ecorepaths.resolve_in(self.roots, fragment)
+        else:
+            found = ecorepaths.resolve(root, fragment)
         if found is None:
             raise self.fail(el, f"unresolved reference {ref!r}")
         return found
 
     def external(self, uri: str, fragment: str) -> Any:
         registered = local_registry(self.rset).get(uri) or self.package_in_file(uri)
+        if registered is not None and fragment[1:2].isdigit():  # "/1/String": a root of that file
+            resource = ecorepaths.root_of(registered).eResource
+            return ecorepaths.resolve_in(list(resource.contents) if resource else [registered], fragment)
         if registered is not None:
             return ecorepaths.resolve(ecorepaths.root_of(registered), fragment) or ecorepaths.resolve(
                 registered, fragment

@@ -162,6 +162,31 @@ def resolve(root: Any, fragment: str) -> Any:
     return current
 
 
+def resolve_in(roots: list[Any], fragment: str) -> Any:
+    """The element *fragment* names in a file whose root packages are *roots*: ``//X``
+    under the first, ``/1/X`` (EMF's fragments in a file of several roots) under the
+    second, ``/1`` the second itself; None when it names nothing."""
+    if fragment.startswith("//"):
+        return resolve(roots[0], fragment) if roots else None
+    head, _, rest = fragment[1:].partition("/")
+    if not fragment.startswith("/") or not head.isdigit() or int(head) >= len(roots):
+        return None
+    return resolve(roots[int(head)], "//" + rest)
+
+
+def document_fragment(element: Any) -> str:
+    """EMF's fragment of *element* in the file (resource) its root package is in: `fragment_of`
+    when the root is the file's only root, else ``/N/Class/feature`` (root N)."""
+    fragment = fragment_of(element)
+    root = root_of(element)
+    resource = getattr(root, "eResource", None)
+    roots = list(resource.contents) if resource is not None else [root]
+    if len(roots) < 2:
+        return fragment
+    index = next((i for i, r in enumerate(roots) if r is root), 0)
+    return f"/{index}" + (f"/{fragment[2:]}" if fragment[2:] else "")
+
+
 def _step(parent: Any, part: str) -> Any:
     if part.startswith("@"):
         feature, _, index = part[1:].partition(".")

@@ -27,6 +27,7 @@ from pyecore.resources import ResourceSet
 
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.serializers import atomic, canonical, crossrefs, featuremaps, linking, model
+from cfmodel.serializers import ecore as ecore_files
 from cfmodel.serializers.base import IDS_KEY, Document, ids_from
 from cfmodel.serializers.xmi.options import XmiOptions
 from cfmodel.serializers.xmi.writer import read_ids, to_bytes
@@ -142,7 +143,10 @@ def _target(
         )
     documents = crossrefs.documents(rset)
     if path is not None and not documents.has(path) and path.is_file():
-        read_all([path], rset, dataclasses.replace(opts, root=allowed[0]))
+        if path.suffix == ".ecore":  # a metamodel's elements (EMF's own fragments)
+            ecore_files.read(path, rset, ecore_files.EcoreOptions(limits=opts.limits))
+        else:
+            read_all([path], rset, dataclasses.replace(opts, root=allowed[0]))
     found = documents.find(path, fragment) if path is not None else None
     if found is None:
         unresolved.append(uri)

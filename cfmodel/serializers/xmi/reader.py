@@ -26,6 +26,7 @@ from decimal import InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from pyecore import ecore as ecore_module
 from pyecore.ecore import EAttribute, EObject
 from pyecore.innerutils import InternalSet
 from pyecore.resources import ResourceSet
@@ -33,7 +34,7 @@ from pyecore.valuecontainer import EValue
 
 from cfmodel.errors import CfSerializationError, Span
 from cfmodel.metamodel.runtime import codegen, fastpath
-from cfmodel.serializers import crossrefs, datatypes, featuremaps, linking, model, xmlsafe
+from cfmodel.serializers import crossrefs, datatypes, ecorepaths, featuremaps, linking, model, xmlsafe
 from cfmodel.serializers import ecore as ecore_files
 from cfmodel.serializers.base import ECORE_NS, IDS_KEY, XMI_NS, XSI_NS, Document, attach, local_registry
 from cfmodel.serializers.xmi.options import (
@@ -783,7 +784,12 @@ class Reader:
         """The object ``location#fragment`` names in another document: read (once) when it
         exists, `XmiOptions.load_references` and the reader was given `read_other`, else a
         proxy that keeps the URI. A file outside the directories this reading may enter
-        (`crossrefs.confined`) is an error, read or not."""
+        (`crossrefs.confined`) is an error, read or not. Elements of metamodels, as EMF
+        names them: by a registered package's nsURI (``http://…/Ecore#//EString``), or in
+        a ``.ecore`` file (read into the resource set; ``types.ecore#/1/String``)."""
+        registered = self.metamodel_element(location, fragment)
+        if registered is not None:
+            return registered
         uri = crossrefs.resolve_uri(self.name, location, self.options.uri_map)
         documents = crossrefs.documents(self.rset)
         path = crossrefs.local_path(uri)
@@ -798,7 +804,10 @@ class Reader:
             documents.depth += 1
             try:
                 assert self.read_other is not None
-                self.read_other(path, self.rset, dataclasses.replace(self.options, root=self.allowed[0]))
+                if path.suffix == ".ecore":  # a metamodel: Ecore's reader
+                    ecore_files.read(path, self.rset, ecore_files.EcoreOptions(limits=self.options.limits))
+                else:
+                    self.read_other(path, self.rset, dataclasses.replace(self.options, root=self.allowed[0]))
             finally:
                 documents.depth -= 1
         found = documents.find(path, fragment) if path is not None else None
@@ -807,12 +816,29 @@ class Reader:
         eclass = f.eType
         if hint is not None:
             prefix, _, local = hint.rpartition(":")
-            eclass = self.plan_of(self.seen_prefixes.get(prefix or None), local).eclass
+            namespace = self.seen_prefixes.get(prefix or None)
+            if namespace == ECORE_NS:  # (Ecore's classes are PyEcore's, no registered package's)
+                eclass = ecore_module.eClass.getEClassifier(local) or eclass
+            else:
+                eclass = self.plan_of(namespace, local).eclass
         if getattr(eclass, "abstract", False):
             raise self.fail(f"a proxy for {uri}#{fragment} would be of abstract class {eclass.name}", line)
         found = crossrefs.proxy(eclass, f"{crossrefs.absolute_uri(self.name, location)}#{fragment}")
         found.__dict__[crossrefs.LINE_KEY] = line  # where the reference is, for reports
         return found
+
+    def metamodel_element(self, location: str, fragment: str) -> EObject | None:
+        """The element of a registered package (or of Ecore) ``nsURI#fragment`` names."""
+        if location == ECORE_NS:
+            found: EObject | None = ecore_files.ecore_element(fragment)
+            return found
+        pkg = self.registry.get(location)
+        if pkg is None:
+            return None
+        root = ecorepaths.root_of(pkg)
+        resource = getattr(root, "eResource", None)
+        roots = list(resource.contents) if resource is not None else [root]
+        return ecorepaths.resolve_in(roots, fragment) or ecorepaths.resolve(pkg, fragment)
 
     def outside(self, location: str, line: int) -> CfSerializationError:
         where = ", ".join(str(r) for r in self.allowed)
