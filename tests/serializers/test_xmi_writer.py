@@ -530,6 +530,23 @@ def test_every_holder_layout_writes_what_the_general_heads_write(layout: str) ->
     assert writer.Writer(roots, ids, objects).document(checked=True) == data  # no doubt
 
 
+@pytest.mark.parametrize("missing", ["name", "weight", "next"])
+def test_a_holder_missing_in_a_run_is_a_doubt_not_the_previous_objects_value(missing: str) -> None:
+    """The fast path reads the holders by subscript: a set feature whose holder is not in
+    the object's ``__dict__`` (kept around PyEcore) gives the general lines the object,
+    never values left over from the object before it in the run."""
+    _pkg, node, _pair = _package()
+    roots = _full_nodes(node, 40)
+    del roots[17].__dict__[missing]
+    assert node.findEStructuralFeature(missing) in roots[17]._isset
+    ids = {o: f"n{i}" for i, o in enumerate(roots)}
+    objects = list(canonical.walk(roots))
+    assert writer.Writer(roots, ids, objects).document(checked=True) is None  # an explicit doubt
+    written = xmi.to_bytes(roots, xmi.XmiOptions(id_of=ids.get))
+    assert (written, written) == _general_bytes(roots, ids)
+    assert b'<w:Node xmi:id="n16" name="node16" size="-4" weight="1.0" enabled="true" next="n15"/>' in written
+
+
 def test_feature_names_are_data_in_the_fast_path() -> None:
     """Names are never source text: braces and quotes stay what they are (a metamodel
     `validate` would refuse, but the writer alone must not break on it); in a positional

@@ -297,7 +297,7 @@ def _fast_lines(
         fields.append(x)
     em.line(f"i = {get}(obj)")
     with em.block(f"if {text.all_set}:"):
-        em.line(*(f"h{k} = d.get({em.literal(key)})" for k, (_, key, *_) in enumerate(written)))
+        _holder_lines(em, written)
         with em.block(f"if {_holder_test(em, written)}:"):
             em.line(*(f"a{k} = h{k}._value" for k in range(len(attrs))))
             em.line(*(f"r{k} = h{len(attrs) + k}._value" for k in range(len(refs))))
@@ -319,6 +319,20 @@ def _set_test(em: codegen.Emitter, written: list[Any], features: int) -> str:
         return f"len(s) == {len(written)}"
     exactly = em.bind(dict.fromkeys(f for f, *_ in written), "written")
     return f"s == {exactly} or " + " and ".join(f"{em.bind(f, 'feature')} in s" for f, *_ in written)
+
+
+def _holder_lines(em: codegen.Emitter, written: list[Any]) -> None:
+    """``h<k>``: what the object's ``__dict__`` holds under each written feature's key, by
+    subscript (the dict's own fast path; a method call per value costs more). A key that
+    is missing (a value kept around PyEcore's holders) can only raise `KeyError` here:
+    every ``h<k>`` is then None (none unbound, none left from the previous object of a
+    run), which no holder test takes, so the general lines decide, reading with ``d.get``."""
+    if not written:
+        return
+    with em.block("try:"):
+        em.line(*(f"h{k} = d[{em.literal(key)}]" for k, (_, key, *_) in enumerate(written)))
+    with em.block("except KeyError:"):
+        em.line(" = ".join(f"h{k}" for k in range(len(written))) + " = None")
 
 
 def _holder_test(em: codegen.Emitter, written: list[Any]) -> str:
