@@ -16,6 +16,10 @@ names), ``--uri-map PREFIX=TARGET`` (``platform:/resource/`` → a workspace), `
 DIR`` (where references may lead; default: the directory all the files are in),
 ``--lazy`` (documents that are referred to are not read: proxies).
 Registered under ``cfmodel xmi`` by `cfmodel.commands.compile` (which makes that group).
+
+``cfmodel json check|dump`` are the same for JSON models (emfjson-jackson's JSON, PyEcore's,
+cfmodel's older format): the files are read by `cfmodel.serializers.json`, whose refusals
+are located errors (``file:line:col: error: …  [code]``, exit 1) at the value concerned.
 """
 
 from __future__ import annotations
@@ -38,10 +42,15 @@ def _uri_mapping(text: str) -> tuple[str, str]:
 
 
 def _options(args: argparse.Namespace, **more: Any) -> Any:
+    from cfmodel.serializers import json as json_format
     from cfmodel.serializers import xmi
 
+    uri_map = dict(args.uri_map or [])
+    if args.model_format == "json":  # no root: the directory all the files are in
+        root = Path(args.root).absolute() if args.root else None
+        return json_format.JsonOptions(uri_map=uri_map, load_references=not args.lazy, root=root)
     root = Path(args.root).absolute() if args.root else Path(os.path.abspath(args.files[0])).parent
-    return xmi.XmiOptions(uri_map=dict(args.uri_map or []), load_references=not args.lazy, root=root, **more)
+    return xmi.XmiOptions(uri_map=uri_map, load_references=not args.lazy, root=root, **more)
 
 
 def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
@@ -50,6 +59,7 @@ def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     from pyecore.resources import ResourceSet
 
     from cfmodel.pipeline import read_metamodels
+    from cfmodel.serializers import json as json_format
     from cfmodel.serializers import xmi
     from cfmodel.serializers.base import IDS_KEY
     from cfmodel.serializers.xmi.documents import existing
@@ -61,8 +71,9 @@ def _read(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         ecores = sorted(beside.glob("*.ecore"))
     if ecores:
         read_metamodels(ecores, rset, uri_map=dict(args.uri_map or []))
+    read_all = json_format.read_all if args.model_format == "json" else xmi.read_all
     try:  # without any: the documents' xsi:schemaLocation names them, or the reader says what is missing
-        given = xmi.read_all(args.files, rset, _options(args))
+        given = read_all(args.files, rset, _options(args))
     except CfModelError as exc:
         if not ecores:
             note = f"no .ecore file beside {args.files[0]} and none given with --ecore"
@@ -205,8 +216,8 @@ def cmd_copy(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", metavar="FILE", nargs="+", help="XMI files (read into one resource set)")
+def _common(p: argparse.ArgumentParser, kind: str = "XMI") -> None:
+    p.add_argument("files", metavar="FILE", nargs="+", help=f"{kind} files (read into one resource set)")
     p.add_argument(
         "--ecore",
         metavar="FILE",
@@ -247,3 +258,21 @@ def register_xmi(xmi_sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory to write into")
     p.add_argument("--emf-layout", action="store_true", help="write exactly as EMF's XMI serializer")
     p.set_defaults(func=cmd_copy)
+    for name in ("check", "dump", "copy"):
+        xmi_sub.choices[name].set_defaults(model_format="xmi")
+
+
+def register_json(json_sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``check`` and ``dump`` to the ``cfmodel json`` group: JSON models of any metamodel."""
+    p = json_sub.add_parser(
+        "check",
+        parents=[common],
+        help="read JSON models (and what they refer to), check them, say what they hold",
+    )
+    _common(p, "JSON")
+    add_format_option(p)
+    p.set_defaults(func=cmd_check, model_format="json")
+    p = json_sub.add_parser("dump", parents=[common], help="print JSON models' objects as canonical text")
+    _common(p, "JSON")
+    p.add_argument("--all", action="store_true", help="also the documents read for references")
+    p.set_defaults(func=cmd_dump, model_format="json")

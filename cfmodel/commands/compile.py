@@ -44,7 +44,7 @@ from cfmodel.commands._options import (
     print_warning,
     progress_of,
 )
-from cfmodel.commands._xmimodels import register_xmi
+from cfmodel.commands._xmimodels import register_json, register_xmi
 
 ORDER = 20
 
@@ -208,3 +208,4 @@ def register(sub: SubParsers, common: argparse.ArgumentParser) -> None:
         help="the key of the objects' ids (default @id, as emfjson-jackson; uuid: what PyEcore reads; _id)",
     )
     p.set_defaults(func=cmd_json_export)
+    register_json(js_sub, common)  # check, dump: JSON models of any metamodel

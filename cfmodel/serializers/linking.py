@@ -322,7 +322,9 @@ class IdAttributes:
 
 
 class Targets:
-    """Finds the object a reference token names: positional fragment, id, or iD value."""
+    """Finds the object a reference token names: positional fragment, id, or iD value, or
+    an id or iD value followed by steps (``web0/@files.1``, as ecore.js names an object
+    below a named one)."""
 
     def __init__(self, roots: list[EObject], by_id: Mapping[str, EObject], settled: bool = False) -> None:
         self.positions = Positions(roots, settled)
@@ -332,4 +334,11 @@ class Targets:
     def find(self, token: str) -> EObject | None:
         if token.startswith("/"):
             return self.positions.find(token)
-        return self.by_id.get(token) or self.id_attributes.find(token)
+        found = self.by_id.get(token) or self.id_attributes.find(token)
+        if found is None and "/@" in token:  # an id, then steps below it: what ecore.js writes
+            head, _, rest = token.partition("/")
+            obj: Any = self.by_id.get(head) or self.id_attributes.find(head)
+            for step in rest.split("/"):
+                obj = self.positions.step(obj, step) if obj is not None else None
+            found = obj if isinstance(obj, EObject) else None
+        return found

@@ -314,7 +314,7 @@ _BAD: dict[str, tuple[str, str, str, str]] = {
     "abstract": (f'{{"eClass": "{SCENE}#//Shape"}}', "bad-json", "{", "class Shape is abstract"),
     "unknown feature": (
         f'{{"eClass": "{SCENE}#//Scene",\n "shapes": [\n  {{"eClass": "{SCENE}#//Box", "sides": 4}}]}}',
-        "bad-json", "4}", "class Box has no feature 'sides'",
+        "bad-json", '"sides"', "class Box has no feature 'sides'",
     ),
     "not a subclass": (
         f'{{"eClass": "{SCENE}#//Scene", "camera": {{"eClass": "{SCENE}#//Box"}}}}',

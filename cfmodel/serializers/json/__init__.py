@@ -15,7 +15,9 @@ Untrusted input is bounded (size, nesting) and every refusal is a located
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pyecore.ecore import EObject
@@ -25,8 +27,19 @@ from cfmodel.serializers import atomic
 from cfmodel.serializers.base import Document
 from cfmodel.serializers.json import legacy, reader, writer
 from cfmodel.serializers.json.options import DIALECTS, EMFJSON, LEGACY, JsonOptions
+from cfmodel.serializers.xmi.documents import existing
 
-__all__ = ["DIALECTS", "EMFJSON", "LEGACY", "JsonOptions", "from_bytes", "read", "to_bytes", "write"]
+__all__ = [
+    "DIALECTS",
+    "EMFJSON",
+    "LEGACY",
+    "JsonOptions",
+    "from_bytes",
+    "read",
+    "read_all",
+    "to_bytes",
+    "write",
+]
 
 
 def write(target: Path | str, roots: Sequence[EObject], options: JsonOptions | None = None) -> None:
@@ -55,6 +68,29 @@ def read(source: Path | str, resource_set: ResourceSet, options: JsonOptions | N
             metamodel (unknown class or feature, bad value, unresolved reference), located.
     """
     return reader.read(source, resource_set, options or JsonOptions())
+
+
+def read_all(
+    paths: Iterable[Path | str], resource_set: ResourceSet, options: JsonOptions | None = None
+) -> list[Document]:
+    """Read each JSON file into `resource_set`, in order, with the documents their
+    references name (unless `load_references` is off); a file already read into it is
+    not read again. References may lead into `JsonOptions.root`, by default the
+    directory all the files are in.
+
+    Raises:
+        CfSerializationError: what `read` raises, for any of the files.
+    """
+    opts = options or JsonOptions()
+    paths = list(paths)
+    if opts.root is None and paths:  # the files given may refer to each other: their common directory
+        common = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in paths])
+        opts = dataclasses.replace(opts, root=Path(common))
+    found = []
+    for path in paths:
+        document = existing(resource_set, path)
+        found.append(document if document is not None else read(path, resource_set, opts))
+    return found
 
 
 def from_bytes(

@@ -110,107 +110,150 @@ def is_legacy(doc: Any) -> bool:
     return isinstance(doc, dict) and doc.get("format") == FORMAT
 
 
-def document(doc: dict[str, Any], resource_set: ResourceSet, name: str) -> Document:
-    """The objects of a parsed document in this format (`is_legacy`).
+def document(doc: dict[str, Any], resource_set: ResourceSet, name: str, text: str) -> Document:
+    """The objects of a parsed document in this format (`is_legacy`); `text` is the
+    document's text, where errors are located.
 
     Raises:
-        CfSerializationError: another version, or not matching the metamodel.
+        CfSerializationError: another version, or not matching the metamodel (at the
+            line and column of the value concerned).
     """
+    reader = _Reader(name, text, resource_set)
     if doc.get("version") != VERSION:
-        raise _fail(name, f"not a {FORMAT} version {VERSION} document")
-    packages = doc.get("packages") or {}
-    roots = doc.get("roots") or []
-    if not isinstance(packages, dict) or not isinstance(roots, list):
-        raise _fail(name, f'a {FORMAT} document has a "packages" object and a "roots" array')
-    return _Reader(name, resource_set, packages).document(roots)
+        raise reader.fail(f"not a {FORMAT} version {VERSION} document", path=("version",))
+    packages = doc.get("packages", {})
+    roots = doc.get("roots", [])
+    if not isinstance(packages, dict) or not all(isinstance(u, str) for u in packages.values()):
+        raise reader.fail('"packages" must be an object of prefixes and nsURIs (strings)', path=("packages",))
+    if not isinstance(roots, list):
+        raise reader.fail('"roots" must be an array of objects', path=("roots",))
+    reader.packages = packages
+    return reader.document(roots)
 
 
-def _fail(name: str, message: str) -> CfSerializationError:
-    return CfSerializationError(message, Span(name, 1, 1, 1, 2), code="bad-json")
+Path_ = tuple[str | int, ...]  # a JSON path, as `reader.locate` takes it
 
 
 class _Reader:
-    def __init__(self, name: str, rset: ResourceSet, packages: dict[str, str]) -> None:
+    def __init__(self, name: str, text: str, rset: ResourceSet) -> None:
         self.name = name
+        self.text = text
         self.rset = rset
-        self.packages = packages
+        self.packages: dict[str, str] = {}
         self.registry = local_registry(rset)
         self.ids: dict[EObject, str] = {}
         self.by_id: dict[str, EObject] = {}
-        self.pending: list[tuple[EObject, Any, list[str]]] = []
+        self.pending: list[tuple[EObject, Any, list[tuple[Any, Path_]]]] = []
+
+    def fail(
+        self, message: str, path: Path_, code: str = "bad-json", at_key: bool = False
+    ) -> CfSerializationError:
+        # lazy: `reader` imports this module
+        from cfmodel.serializers.json.reader import locate
+
+        line, col = locate(self.text, path, at_key)
+        where = "/".join(map(str, path))
+        return CfSerializationError(
+            f"{message} (at /{where})", Span(self.name, line, col, line, col + 1), code=code
+        )
 
     def document(self, items: list[Any]) -> Document:
-        roots = [self.create(item, None) for item in items]
+        roots = [self.create(item, ("roots", k)) for k, item in enumerate(items)]
         targets = linking.Targets(roots, self.by_id)
         links = linking.Linker()
         for obj, f, tokens in self.pending:
-            found = [self.find(targets, t) for t in tokens]
+            found = [self.find(targets, token, path) for token, path in tokens]
             bad = links.set_references(obj, f, found)
             if bad is not None:
+                k = next(n for n, t in enumerate(found) if t is bad)
                 message = f"{obj.eClass.name}.{f.name}: target {bad.eClass.name} is not a {f.eType.name}"
-                raise _fail(self.name, message)
+                raise self.fail(message, tokens[k][1])
         links.add_missing_opposites()
         return Document(roots, self.ids, attach(self.rset, self.name, roots))
 
-    def find(self, targets: linking.Targets, token: Any) -> EObject:
-        found = targets.find(token) if isinstance(token, str) else None
+    def find(self, targets: linking.Targets, token: Any, path: Path_) -> EObject:
+        if not isinstance(token, str):
+            raise self.fail(f"a reference is a string (an id or a fragment), not {_kind(token)}", path)
+        found = targets.find(token)
         if found is None:
-            raise _fail(self.name, f"unresolved reference {token!r}")
+            raise self.fail(f"unresolved reference {token!r}", path)
         return found
 
-    def eclass(self, item: Any) -> Any:
+    def eclass(self, item: Any, path: Path_) -> Any:
         if not isinstance(item, dict) or not isinstance(item.get("$class"), str):
-            raise _fail(self.name, f'expected an object with a "$class", found {str(item)[:60]!r}')
+            raise self.fail(f'expected an object with a "$class" (a string), found {_kind(item)}', path)
         prefix, _, local = item["$class"].rpartition(":")
         pkg = self.registry.get(self.packages.get(prefix, ""))
         eclass = pkg.getEClassifier(local) if pkg is not None else None
         if eclass is None or not hasattr(eclass, "eStructuralFeatures") or eclass.abstract:
-            raise _fail(self.name, f"unknown or abstract class {item['$class']!r}")
+            raise self.fail(f"unknown or abstract class {item['$class']!r}", (*path, "$class"))
         return eclass
 
-    def create(self, item: Any, default: Any) -> EObject:
-        eclass = self.eclass(item)
+    def create(self, item: Any, path: Path_, ftype: Any = None) -> EObject:
+        eclass = self.eclass(item, path)
+        if ftype is not None and eclass is not ftype and ftype not in eclass.eAllSuperTypes():
+            raise self.fail(f"class {eclass.name} is not a {ftype.name}", path)
         obj: EObject = eclass()
         features = {f.name: f for f in model.all_features(eclass)}
         for key, value in item.items():
             if key == "$id":
-                self.name_object(obj, value)
+                self.name_object(obj, value, (*path, key))
             elif key != "$class":
                 f = features.get(key)
                 if f is None:
-                    raise _fail(self.name, f"class {eclass.name} has no feature {key!r}")
-                self.feature(obj, f, value)
+                    raise self.fail(f"class {eclass.name} has no feature {key!r}", (*path, key), at_key=True)
+                self.feature(obj, f, value, (*path, key))
         return obj
 
-    def name_object(self, obj: EObject, ident: Any) -> None:
+    def name_object(self, obj: EObject, ident: Any, path: Path_) -> None:
         if not isinstance(ident, str) or ident in self.by_id:
-            raise _fail(self.name, f"$id {ident!r} is not a string or used twice")
+            raise self.fail(f"$id {ident!r} is not a string or used twice", path)
         self.by_id[ident] = obj
         self.ids[obj] = ident
 
-    def feature(self, obj: EObject, f: Any, value: Any) -> None:
-        values = value if f.many else [value]
+    def feature(self, obj: EObject, f: Any, value: Any, path: Path_) -> None:
         if f.many and not isinstance(value, list):
-            raise _fail(self.name, f"{obj.eClass.name}.{f.name}: expected a list")
+            raise self.fail(f"{obj.eClass.name}.{f.name}: expected a list", path)
+        values = value if f.many else [value]
+        paths = [(*path, k) for k in range(len(values))] if f.many else [path]
         if isinstance(f, EAttribute):
-            decoded = [self.attribute_value(f, v) for v in values]
+            decoded = [self.attribute_value(f, v, at) for v, at in zip(values, paths, strict=True)]
             if f.many:
                 obj.eGet(f).extend(decoded)
             else:
                 obj.eSet(f, decoded[0])
         elif f.containment:
-            for v in values:
-                linking.contain(obj, f, self.create(v, f.eType))
+            for v, at in zip(values, paths, strict=True):
+                linking.contain(obj, f, self.create(v, at, f.eType))
         else:
-            self.pending.append((obj, f, values))
+            self.pending.append((obj, f, list(zip(values, paths, strict=True))))
 
-    def attribute_value(self, f: Any, v: Any) -> Any:
-        codec = datatypes.codec_for(f.eType)
-        where = f"{self.name}: {f.name}"
+    def attribute_value(self, f: Any, v: Any, path: Path_) -> Any:
+        try:
+            codec = datatypes.codec_for(f.eType)
+        except CfSerializationError as exc:
+            raise self.fail(exc.message, path, exc.code) from None
+        where = f"{f.eContainingClass.name}.{f.name}"
         if isinstance(v, str) and codec.name != "EString":
-            return datatypes.parse_literal(codec, v, where)
+            try:
+                return datatypes.parse_literal(codec, v, where)
+            except CfSerializationError as exc:
+                raise self.fail(exc.message, path, exc.code) from None
         if isinstance(v, Decimal | int) and not isinstance(v, bool) and codec.name in _FLOATS:
             v = float(v)  # `reader` parses JSON numbers with a fraction as Decimal
         if not codec.check(v):
-            raise _fail(self.name, f"{where}: {v!r} is not a valid {codec.name}")
+            shown = std_json.dumps(v, default=str)[:60]
+            raise self.fail(f"{where}: {shown} is not a valid {codec.name}", path, "bad-value")
         return v
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float | Decimal):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"

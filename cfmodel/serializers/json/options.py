@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from cfmodel.serializers.base import IdFunction
@@ -27,7 +28,9 @@ class JsonOptions:
     ``OPTION_USE_ID`` writes it; ``"uuid"`` is what PyEcore's ``JsonResource`` reads);
     ``indent`` pretty-prints (as Python's ``json.dumps`` with that indent would);
     ``dialect`` picks the format written (reading detects it); ``max_bytes`` caps the
-    size of a document read, ``max_memory`` what reading it may take (estimated before).
+    size of a document read, ``max_memory`` what reading it may take (estimated before);
+    ``uri_map``, ``load_references`` and ``root`` say how references to other documents
+    are read, as `XmiOptions` says (a reference may never lead outside ``root``).
     """
 
     id_of: IdFunction | None = None
@@ -41,3 +44,6 @@ class JsonOptions:
     # (JSON or XMI, in the same resource set; else, and when absent: proxies)
     uri_map: Mapping[str, str] = field(default_factory=dict)
     load_references: bool = True
+    # where references may lead (after symlinks), with the URI map's targets: as
+    # `XmiOptions.root`; None: the directory of the document read
+    root: Path | str | None = None

@@ -32,8 +32,13 @@ proxies).
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import functools
 import json
+import os
 import re
+import sys
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -105,15 +110,47 @@ def from_bytes(data: bytes, resource_set: ResourceSet, name: str, options: JsonO
         raise CfSerializationError(exc.msg, span, code="too-deep") from None
     with gc_paused(promote=True):  # many new objects, none garbage: no collection scans them
         try:
-            doc = json.loads(text, parse_float=Decimal if exact else float)
+            doc = json.loads(text, parse_float=_decimal if exact else float)
         except json.JSONDecodeError as exc:
             span = Span(name, exc.lineno, exc.colno, exc.lineno, exc.colno + 1)
             raise CfSerializationError(f"not valid JSON: {exc.msg}", span, code="json-syntax") from None
-        except (ValueError, RecursionError) as exc:  # an integer of too many digits; depth (checked)
-            raise CfSerializationError(f"not valid JSON: {exc}", _start(name), code="json-syntax") from None
+        except (ValueError, RecursionError) as exc:  # a number out of bounds; depth (checked before)
+            raise CfSerializationError(
+                f"not valid JSON: {exc}", _number_span(name, text, exc), code="json-syntax"
+            ) from None
         if legacy.is_legacy(doc):
-            return legacy.document(doc, resource_set, name)
+            return legacy.document(doc, resource_set, name, text)
         return _Reader(name, text, resource_set, options).document(doc)
+
+
+class _NumberError(ValueError):
+    """A JSON number `Decimal` cannot hold (an exponent out of its range)."""
+
+    def __init__(self, literal: str) -> None:
+        super().__init__(f"the number {literal[:40]} is out of range")
+        self.literal = literal
+
+
+def _decimal(literal: str) -> Decimal:
+    try:
+        return Decimal(literal)
+    except InvalidOperation:
+        raise _NumberError(literal) from None
+
+
+def _number_span(name: str, text: str, exc: Exception) -> Span:
+    """Where a number json cannot read is: the literal `_decimal` refused, or an integer
+    of more digits than Python converts (``sys.get_int_max_str_digits``); else the start."""
+    if isinstance(exc, _NumberError):
+        at = text.find(exc.literal)
+    else:
+        found = re.search(rf"\d{{{sys.get_int_max_str_digits() + 1},}}", text)
+        at = found.start() if found is not None else -1
+    if at < 0:
+        return _start(name)
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    return Span(name, line, col, line, col + 1)
 
 
 def _has_decimals(rset: ResourceSet) -> bool:
@@ -156,29 +193,33 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-def locate(text: str, path: Path_) -> tuple[int, int]:
-    """The 1-based line and column where the value at `path` starts in `text` (as far
-    along the path as the text allows; the document's start at worst). Used only when
-    reporting an error, so it may take a pass over the text."""
-    pos = _offset(text, path)
+def locate(text: str, path: Path_, at_key: bool = False) -> tuple[int, int]:
+    """The 1-based line and column where the value at `path` starts in `text` (with
+    `at_key`, where the key of its last step is written), as far along the path as the
+    text allows (the document's start at worst). Used only when reporting an error, so
+    it may take a pass over the text."""
+    pos = _offset(text, path, at_key)
     line = text.count("\n", 0, pos) + 1
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
-def _offset(text: str, path: Path_) -> int:
+def _offset(text: str, path: Path_, at_key: bool = False) -> int:
     def ws(at: int) -> int:  # past the white space at `at`
         found = _WS.match(text, at)
         return found.end() if found is not None else at
 
     i = ws(0)
     try:
-        for step in path:
+        for n, step in enumerate(path):
             if isinstance(step, str) and text[i] == "{":
                 i = ws(i + 1)
                 while text[i] == '"':
+                    start = i
                     key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
                     i = ws(ws(i) + 1)  # past the colon
                     if key == step:
+                        if at_key and n == len(path) - 1:
+                            return start
                         break
                     i = ws(_DECODER.raw_decode(text, i)[1])
                     if text[i] == ",":
@@ -195,6 +236,61 @@ def _offset(text: str, path: Path_) -> int:
     except (IndexError, ValueError):
         return min(i, len(text))
     return i
+
+
+def lines_of(text: str, paths: list[Path_]) -> list[int]:
+    """The 1-based line where the value at each of `paths` starts, in one pass over the
+    text (values off the paths are skipped by the C decoder); 1 where a path leads nowhere."""
+    trie: dict[Any, Any] = {}
+    for path in paths:
+        node = trie
+        for step in path:
+            node = node.setdefault(step, {})
+        node[_END] = True
+    found: dict[Path_, int] = {}
+    ws = _WS.match
+
+    def walk(i: int, node: dict[Any, Any], prefix: Path_) -> None:
+        if _END in node:
+            found[prefix] = i
+        if text[i] == "{":
+            i = _skip(ws, text, i + 1)
+            while text[i] == '"':
+                key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+                i = _skip(ws, text, _skip(ws, text, i) + 1)  # past the colon
+                if key in node:
+                    walk(i, node[key], (*prefix, key))
+                i = _skip(ws, text, _DECODER.raw_decode(text, i)[1])
+                if text[i] == ",":
+                    i = _skip(ws, text, i + 1)
+        elif text[i] == "[":
+            i = _skip(ws, text, i + 1)
+            k = 0
+            while text[i] != "]":
+                if k in node:
+                    walk(i, node[k], (*prefix, k))
+                i = _skip(ws, text, _DECODER.raw_decode(text, i)[1])
+                if text[i] == ",":
+                    i = _skip(ws, text, i + 1)
+                k += 1
+
+    with contextlib.suppress(IndexError, ValueError):
+        walk(_skip(ws, text, 0), trie, ())
+    line_at: dict[int, int] = {}
+    line, last = 1, 0
+    for offset in sorted(set(found.values())):  # lines counted once along the text
+        line += text.count("\n", last, offset)
+        line_at[offset] = line
+        last = offset
+    return [line_at[found[p]] if p in found else 1 for p in paths]
+
+
+_END = object()
+
+
+def _skip(ws: Any, text: str, at: int) -> int:
+    found = ws(text, at)
+    return int(found.end()) if found is not None else at
 
 
 # ---- building objects ---------------------------------------------------------------------
@@ -214,9 +310,12 @@ class _Reader:
         self.by_id: dict[str, EObject] = {}
         self.pending: list[tuple[EObject, Any, list[tuple[str, Any, Path_]]]] = []
         self.by_name: dict[str, list[Any]] | None = None
+        self.proxies: list[tuple[EObject, Path_]] = []  # made for references: where each is
 
-    def fail(self, message: str, path: Path_, code: str = "bad-json") -> CfSerializationError:
-        line, col = locate(self.text, path)
+    def fail(
+        self, message: str, path: Path_, code: str = "bad-json", at_key: bool = False
+    ) -> CfSerializationError:
+        line, col = locate(self.text, path, at_key)
         where = "/".join(map(str, path))
         text = f"{message} (at /{where})" if path else message
         return CfSerializationError(text, Span(self.name, line, col, line, col + 1), code=code)
@@ -234,6 +333,10 @@ class _Reader:
             self.link(roots)
         finally:
             documents.remove(self.name)
+        if self.proxies:  # the line of each reference a proxy stands for, for reports
+            lines = lines_of(self.text, [path for _, path in self.proxies])
+            for (proxy, _), line in zip(self.proxies, lines, strict=True):
+                proxy.__dict__[crossrefs.LINE_KEY] = line
         resource = attach(self.rset, self.name, roots)
         resource.__dict__[IDS_KEY] = self.ids  # EMF's URIs of these objects (base.emf_uri)
         return Document(roots, self.ids, resource)
@@ -336,7 +439,7 @@ class _Reader:
                 if key in self.id_keys:
                     self.name_object(obj, value, (*path, key))
                     continue
-                raise self.fail(f"class {eclass.name} has no feature {key!r}", (*path, key))
+                raise self.fail(f"class {eclass.name} has no feature {key!r}", (*path, key), at_key=True)
             if value is None:
                 continue  # null: unset
             kind, f, quick, extra = handler
@@ -414,6 +517,13 @@ class _Reader:
         uri = crossrefs.resolve_uri(self.name, location, self.options.uri_map)
         documents = crossrefs.documents(self.rset)
         file = crossrefs.local_path(uri)
+        if file is not None and not crossrefs.confined(file, self.allowed):
+            where = ", ".join(str(r) for r in self.allowed)
+            message = (
+                f"reference to {location!r} leaves the directories the model may be read from ({where});"
+                " give JsonOptions.root (--root) to allow more"
+            )
+            raise self.fail(message, (*path, "$ref"), "outside-root")
         if file is not None and self.options.load_references and not documents.has(file) and file.is_file():
             if documents.depth >= crossrefs.MAX_NESTED_LOADS:
                 message = f"more than {crossrefs.MAX_NESTED_LOADS} documents refer on to each other"
@@ -431,16 +541,30 @@ class _Reader:
                 f"a proxy for {uri}#{fragment} would be of abstract class {eclass.name} (no eClass given)"
             )
             raise self.fail(message, (*path, "$ref"))
-        return crossrefs.proxy(eclass, f"{uri}#{fragment}")
+        made = crossrefs.proxy(eclass, f"{uri}#{fragment}")
+        self.proxies.append((made, (*path, "$ref")))
+        return made
 
     def read_other(self, file: Path) -> None:
         """Read another document a reference names (JSON with these options, XMI with
-        the same URI map); other files stay proxies."""
+        the same URI map), confined as this one; other files stay proxies."""
         suffix = file.suffix.lower()
+        root = self.allowed[0]
         if suffix == ".json":
-            read(file, self.rset, self.options)
+            read(file, self.rset, dataclasses.replace(self.options, root=root))
         elif suffix in (".xmi", ".xml"):
-            xmi.read(file, self.rset, xmi.XmiOptions(uri_map=self.options.uri_map))
+            xmi.read(file, self.rset, xmi.XmiOptions(uri_map=self.options.uri_map, root=root))
+
+    @functools.cached_property
+    def allowed(self) -> list[Path]:
+        """The directories references may lead into: the root (`JsonOptions.root`, else
+        the document's directory), then the URI map's targets."""
+        root = self.options.root
+        first = Path(root) if root is not None else Path(os.path.abspath(self.name)).parent
+        mapped = [
+            crossrefs.local_path(crossrefs.resolve_uri(self.name, t)) for t in self.options.uri_map.values()
+        ]
+        return [first, *(m for m in mapped if m is not None)]
 
     # -- values
 
@@ -470,24 +594,35 @@ class _Reader:
                     raise self.fail(f"{where}: bad {name} value {v!r}: {exc}", path, "bad-value") from None
         elif isinstance(v, bool):
             value = v if name in ("EBoolean", "EBooleanObject") else _NOT_READ
-        elif isinstance(v, int):
-            if name in _INTEGERS:
-                value = v
-            elif name in _FLOATS:
-                value = float(v)
-            elif name == "EBigDecimal":
-                value = Decimal(v)
-            elif name == "EDate":
-                value = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=v)
-        elif isinstance(v, Decimal | float):
-            if name in _FLOATS:
-                value = float(v)
-            elif name == "EBigDecimal":
-                value = v if isinstance(v, Decimal) else Decimal(repr(v))
+        else:
+            value = _number(name, v)
         if value is _NOT_READ or value is None or not codec.check(value):
             shown = json.dumps(v, default=str)[:60]
             raise self.fail(f"{where}: {shown} is not a valid {name}", path, "bad-value")
         return value
+
+
+def _number(name: str, v: Any) -> Any:
+    """JSON number `v` as a value of data type `name`; `_NOT_READ` when it cannot be one
+    (an integer too large for a float or a date, a list, an object...)."""
+    try:
+        if isinstance(v, int):
+            if name in _INTEGERS:
+                return v
+            if name in _FLOATS:
+                return float(v)
+            if name == "EBigDecimal":
+                return Decimal(v)
+            if name == "EDate":
+                return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=v)
+        elif isinstance(v, Decimal | float):
+            if name in _FLOATS:
+                return float(v)
+            if name == "EBigDecimal":
+                return v if isinstance(v, Decimal) else Decimal(repr(v))
+    except (OverflowError, ValueError, InvalidOperation):
+        pass
+    return _NOT_READ
 
 
 # What a key of an object stands for (`_ClassPlan.handlers`).
