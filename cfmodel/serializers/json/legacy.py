@@ -35,6 +35,7 @@ from cfmodel.errors import CfSerializationError, Span
 from cfmodel.serializers import canonical, datatypes, linking, model, validate
 from cfmodel.serializers.base import Document, attach, ids_from, local_registry
 from cfmodel.serializers.json.options import JsonOptions
+from cfmodel.serializers.json.positions import Path_, locate
 
 FORMAT = "cfmodel-instances"
 VERSION = 1
@@ -131,9 +132,6 @@ def document(doc: dict[str, Any], resource_set: ResourceSet, name: str, text: st
     return reader.document(roots)
 
 
-Path_ = tuple[str | int, ...]  # a JSON path, as `reader.locate` takes it
-
-
 class _Reader:
     def __init__(self, name: str, text: str, rset: ResourceSet) -> None:
         self.name = name
@@ -148,9 +146,6 @@ class _Reader:
     def fail(
         self, message: str, path: Path_, code: str = "bad-json", at_key: bool = False
     ) -> CfSerializationError:
-        # lazy: `reader` imports this module
-        from cfmodel.serializers.json.reader import locate
-
         line, col = locate(self.text, path, at_key)
         where = "/".join(map(str, path))
         return CfSerializationError(
