@@ -323,8 +323,8 @@ class IdAttributes:
 
 class Targets:
     """Finds the object a reference token names: positional fragment, id, or iD value, or
-    an id or iD value followed by steps (``web0/@files.1``, as ecore.js names an object
-    below a named one)."""
+    an id or iD value followed by steps: EMF's ``/?web0/@files.1`` (what emfjson-jackson
+    writes for an object below a named one) and ecore.js's ``web0/@files.1``."""
 
     def __init__(self, roots: list[EObject], by_id: Mapping[str, EObject], settled: bool = False) -> None:
         self.positions = Positions(roots, settled)
@@ -332,13 +332,20 @@ class Targets:
         self.by_id = by_id
 
     def find(self, token: str) -> EObject | None:
+        if token.startswith("/?"):  # EMF's path from an object with an id: /?web0/@files.1
+            head, _, rest = token[2:].partition("/")
+            return self.below(head, rest)
         if token.startswith("/"):
             return self.positions.find(token)
         found = self.by_id.get(token) or self.id_attributes.find(token)
         if found is None and "/@" in token:  # an id, then steps below it: what ecore.js writes
             head, _, rest = token.partition("/")
-            obj: Any = self.by_id.get(head) or self.id_attributes.find(head)
-            for step in rest.split("/"):
-                obj = self.positions.step(obj, step) if obj is not None else None
-            found = obj if isinstance(obj, EObject) else None
+            found = self.below(head, rest)
         return found
+
+    def below(self, ident: str, steps: str) -> EObject | None:
+        """The object `steps` (``@files.1/@x``) lead to from the one named `ident`."""
+        obj: Any = self.by_id.get(ident) or self.id_attributes.find(ident)
+        for step in steps.split("/") if steps else ():
+            obj = self.positions.step(obj, step) if obj is not None else None
+        return obj if isinstance(obj, EObject) else None

@@ -4,7 +4,7 @@
 //   node ecorejs_harness.js MODEL.json OUT.json METAMODEL.ecore...
 //
 // reads the metamodels with ecore.js's XMI reader (each package's resource named by its
-// nsURI, as EMF's package registry names it), then the JSON model with its JSON reader
+// nsURI, as EMF's package registry names it; iD flags made booleans, see below), then the JSON model with its JSON reader
 // (Ecore.JSON: emfjson's format), and writes OUT.json: {"dump": what ecore.js holds,
 // "written": what ecore.js's JSON writer writes of it}. The dump is one entry per root:
 // {"eClass": "nsURI#//Class", "id": the _id or null, "attributes": {name: value},
@@ -30,6 +30,11 @@ for (const file of ecores) {
   loading.parse(fs.readFileSync(file, "utf8"), Ecore.XMI);
   const pkg = loading.get("contents").first();
   loading.set("uri", pkg.get("nsURI"));
+  // ecore.js's XMI reader keeps iD="true" as the string, and its eIDAttribute wants true:
+  // made a boolean, as its own JSON metamodels have it (nothing else of the file is changed)
+  for (const attribute of rset.elements("EAttribute")) {
+    if (attribute.get("iD") === "true") attribute.set("iD", true);
+  }
   Ecore.EPackage.Registry.register(pkg);
 }
 const resource = rset.create({ uri: modelFile });

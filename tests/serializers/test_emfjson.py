@@ -531,3 +531,41 @@ def test_references_to_other_documents(tmp_path: Path) -> None:
     rset = _registry()
     from_xmi = json.read(tmp_path / "d.json", rset).roots[0].next
     assert from_xmi.eClass.name == "Circle" and from_xmi.eResource.uri.plain.endswith("c.xmi")
+
+
+def test_references_by_id_attribute_values_as_emfjson_jackson_writes_them() -> None:
+    """emfjson-jackson names a target as EMF's ``getURIFragment`` does: its id, else its
+    class's iD attribute value, else its position; and reads EMF's paths from a named
+    object (``/?s1/@shapes.0``). A value that could be read as a path, or that another
+    object's id or iD value already names, stays positional."""
+    rset = _registry()
+    pkg = rset.metamodel_registry[SCENE]
+    scene_c, camera_c, box_c = (pkg.getEClassifier(n) for n in ("Scene", "Camera", "Box"))
+    scenes = [scene_c(), scene_c(), scene_c(), scene_c()]
+    for scene, key in zip(scenes, ["cam-1", "/cam", "s0", "cam-1"], strict=True):
+        scene.camera = camera_c(key=key)
+        scene.shapes.append(box_c(side=1))
+    for k, scene in enumerate(scenes):
+        scene.watched = scenes[(k + 1) % 4].camera
+    with pytest.raises(CfSerializationError, match="iD attribute key='cam-1' is also used"):
+        json.to_bytes(scenes)  # EMF would write two objects of one id: refused, as for XMI
+    scenes[3].camera.key = "cam-4"
+    ids = {scenes[0]: "s0"}
+    text = json.to_bytes(scenes, json.JsonOptions(id_of=ids.get)).decode()
+    refs = [r["watched"]["$ref"] for r in std_json.loads(text)]
+    assert refs == ["/1/@camera", "/2/@camera", "cam-4", "cam-1"]  # "/cam" a path; "s0" an id
+    reread = json.from_bytes(text.encode(), _registry(), "scenes.json")
+    assert canonical.dump_objects(reread.roots, reread.ids) == canonical.dump_objects(scenes, ids)
+    document = {
+        "eClass": f"{SCENE}#//Scene",
+        "@id": "s1",
+        "shapes": [
+            {"eClass": f"{SCENE}#//Box", "next": {"$ref": "/?s1/@shapes.1"}},
+            {"eClass": f"{SCENE}#//Box"},
+        ],
+        "camera": {"key": "c9"},
+        "watched": {"$ref": "/?c9"},
+    }
+    doc = json.from_bytes(std_json.dumps(document).encode(), _registry(), "scene.json")
+    (root,) = doc.roots
+    assert root.shapes[0].next is root.shapes[1] and root.watched is root.camera

@@ -11,7 +11,8 @@ contained object whose class is not exactly its feature's type; the id under
 ``options.id_key`` when the id function names it (emfjson-jackson's ``OPTION_USE_ID``);
 then every set persistent feature in EMF's order (supertypes first): attributes as JSON
 values, many-valued features as arrays, containment values nested, other references as
-``{"eClass": …, "$ref": <id, else EMF's positional fragment>}``. Unset features (EMF's
+``{"eClass": …, "$ref": <id, else iD attribute value, else EMF's positional fragment>}``
+(`EmfNames`: emfjson-jackson's ``getURIFragment``). Unset features (EMF's
 defaults) are left out, as are container references (implied by nesting).
 
 One pass with an explicit stack writes the document from functions generated per class
@@ -27,7 +28,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from pyecore.ecore import EObject
+from pyecore.ecore import EAttribute, EObject
 
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSerializationError, CfUsageError
@@ -102,7 +103,7 @@ class Writer:
         self.objects = objects
         self.cache = cache
         self.options = options
-        self.names = linking.Fragments(roots, ids)
+        self.names = EmfNames(roots, ids)
         self.eclass_members: dict[type, str] = {}
         self.plans: dict[type, tuple[MembersFunction, RunFunction | None, bool]] = {}
         self.layouts: list[Layout] = []
@@ -231,6 +232,49 @@ class Writer:
             seq.append(lay.close)
             seq.reverse()
             extend(seq)
+
+
+class EmfNames(linking.Fragments):
+    """Names the targets of references as emfjson-jackson does (EMF's ``getURIFragment``):
+    the id, else the value of the class's iD attribute (the first, as EMF's
+    ``eIDAttribute``) when it names that object alone, is a plain string and cannot be read
+    as a path, else the positional fragment. ecore.js, too, resolves an object of a class
+    with an iD attribute by that value only."""
+
+    def __init__(self, roots: list[EObject], ids: dict[EObject, str]) -> None:
+        super().__init__(roots, ids)
+        self.id_attribute: dict[int, tuple[Any, Any]] = {}  # per class (by id): (class, iD attribute or None)
+        self.by_value: linking.IdAttributes | None = None  # made when first needed
+        self.taken: set[str] | None = None
+
+    def __call__(self, obj: EObject) -> str:
+        key = id(obj)
+        found = self.cache.get(key)
+        if found is None:
+            found = self.ids.get(obj) or self.id_value(obj) or self.position(obj)
+            self.cache[key] = found
+        return found
+
+    def id_value(self, obj: EObject) -> str | None:
+        eclass = obj.eClass
+        entry = self.id_attribute.get(id(eclass))
+        if entry is None or entry[0] is not eclass:
+            attribute = next(
+                (f for f in model.all_features(eclass) if isinstance(f, EAttribute) and f.iD), None
+            )
+            entry = self.id_attribute[id(eclass)] = (eclass, attribute)
+        attribute = entry[1]
+        if attribute is None or not obj.eIsSet(attribute):
+            return None
+        value = obj.eGet(attribute)
+        if type(value) is not str or not value or value[0] in "/?" or "#" in value:
+            return None
+        if self.by_value is None:
+            self.by_value = linking.IdAttributes(self.roots)
+            self.taken = set(self.ids.values())
+        assert self.taken is not None
+        # the reader looks ids up first, then the first object with the value: it must be this one
+        return value if value not in self.taken and self.by_value.find(value) is obj else None
 
 
 _OBJECT_HASH: Any = object.__hash__
