@@ -19,6 +19,20 @@ from cfmodel.errors import CfSerializationError
 from cfmodel.serializers import datatypes
 
 
+def classifiers(packages: Any) -> Iterator[Any]:
+    """Every classifier of `packages` and of their subpackages, each package visited once
+    (a registry may list a subpackage under its own nsURI too)."""
+    todo = list(packages)
+    seen: set[int] = set()
+    while todo:
+        pkg = todo.pop()
+        if id(pkg) in seen:
+            continue
+        seen.add(id(pkg))
+        yield from getattr(pkg, "eClassifiers", ())
+        todo.extend(getattr(pkg, "eSubpackages", ()))
+
+
 def all_features(eclass: Any) -> list[Any]:
     """``eAllStructuralFeatures`` in EMF's order: each supertype's (in order, recursively)
     before the class's own, each feature once. Walked with an explicit stack, so the depth

@@ -35,7 +35,7 @@ from cfmodel.errors import CfSerializationError, Span
 from cfmodel.serializers import canonical, datatypes, linking, model, validate
 from cfmodel.serializers.base import Document, attach, ids_from, local_registry
 from cfmodel.serializers.json.options import JsonOptions
-from cfmodel.serializers.json.positions import Path_, locate
+from cfmodel.serializers.json.positions import Path_, kind_of, locate
 
 FORMAT = "cfmodel-instances"
 VERSION = 1
@@ -168,7 +168,7 @@ class _Reader:
 
     def find(self, targets: linking.Targets, token: Any, path: Path_) -> EObject:
         if not isinstance(token, str):
-            raise self.fail(f"a reference is a string (an id or a fragment), not {_kind(token)}", path)
+            raise self.fail(f"a reference is a string (an id or a fragment), not {kind_of(token)}", path)
         found = targets.find(token)
         if found is None:
             raise self.fail(f"unresolved reference {token!r}", path)
@@ -176,7 +176,7 @@ class _Reader:
 
     def eclass(self, item: Any, path: Path_) -> Any:
         if not isinstance(item, dict) or not isinstance(item.get("$class"), str):
-            raise self.fail(f'expected an object with a "$class" (a string), found {_kind(item)}', path)
+            raise self.fail(f'expected an object with a "$class" (a string), found {kind_of(item)}', path)
         prefix, _, local = item["$class"].rpartition(":")
         pkg = self.registry.get(self.packages.get(prefix, ""))
         eclass = pkg.getEClassifier(local) if pkg is not None else None
@@ -240,15 +240,3 @@ class _Reader:
             shown = std_json.dumps(v, default=str)[:60]
             raise self.fail(f"{where}: {shown} is not a valid {codec.name}", path, "bad-value")
         return v
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float | Decimal):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from decimal import Decimal
 from typing import Any
 
 Path_ = tuple[str | int, ...]  # a JSON path: member keys and array indexes
@@ -117,3 +118,17 @@ _END = object()
 def _skip(ws: Any, text: str, at: int) -> int:
     found = ws(text, at)
     return int(found.end()) if found is not None else at
+
+
+def kind_of(value: Any) -> str:
+    """How a message names a parsed JSON value's kind ("a number", "an array", …); a
+    number may be a `Decimal` (read so where a metamodel has ``EBigDecimal`` values)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float | Decimal):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"

@@ -54,7 +54,7 @@ from cfmodel.serializers import crossrefs, datatypes, linking, model, xmi
 from cfmodel.serializers.base import IDS_KEY, Document, attach, local_registry
 from cfmodel.serializers.json import legacy
 from cfmodel.serializers.json.options import JsonOptions
-from cfmodel.serializers.json.positions import Path_, lines_of, locate
+from cfmodel.serializers.json.positions import Path_, kind_of, lines_of, locate
 
 ID_KEYS = ("@id", "_id", "uuid")
 # What reading takes, at most, per byte of JSON, per object (each "{") and, when numbers
@@ -155,19 +155,11 @@ def _has_decimals(rset: ResourceSet) -> bool:
     """Does a registered metamodel have an ``EBigDecimal`` attribute? Then JSON numbers
     with a fraction are parsed as `Decimal`, so that its values keep every digit (a float
     feature takes the Decimal's nearest float: the same value as parsing a float)."""
-    todo = list(local_registry(rset).values())
-    seen: set[int] = set()
-    while todo:
-        pkg = todo.pop()
-        if id(pkg) in seen:
-            continue
-        seen.add(id(pkg))
-        for c in getattr(pkg, "eClassifiers", ()):
-            for f in getattr(c, "eStructuralFeatures", ()):
-                if isinstance(f, EAttribute) and _is_decimal(f.eType):
-                    return True
-        todo.extend(getattr(pkg, "eSubpackages", ()))
-    return False
+    return any(
+        isinstance(f, EAttribute) and _is_decimal(f.eType)
+        for c in model.classifiers(local_registry(rset).values())
+        for f in getattr(c, "eStructuralFeatures", ())
+    )
 
 
 def _is_decimal(dt: Any) -> bool:
@@ -249,7 +241,7 @@ class _Reader:
 
     def eclass(self, value: Any, path: Path_) -> Any:
         if not isinstance(value, str):
-            raise self.fail(f'"eClass" must be a string, not {_kind(value)}', path)
+            raise self.fail(f'"eClass" must be a string, not {kind_of(value)}', path)
         found = self.classes.get(value)
         if found is None:
             found = self.classes[value] = self.find_class(value, path)
@@ -277,17 +269,9 @@ class _Reader:
     def class_by_name(self, name: str, path: Path_) -> Any:
         if self.by_name is None:
             self.by_name = {}
-            todo = list(self.registry.values())
-            seen: set[int] = set()
-            while todo:
-                pkg = todo.pop()
-                if id(pkg) in seen:
-                    continue
-                seen.add(id(pkg))
-                for c in getattr(pkg, "eClassifiers", ()):
-                    if hasattr(c, "eStructuralFeatures"):
-                        self.by_name.setdefault(str(c.name), []).append(c)
-                todo.extend(getattr(pkg, "eSubpackages", ()))
+            for c in model.classifiers(self.registry.values()):
+                if hasattr(c, "eStructuralFeatures"):
+                    self.by_name.setdefault(str(c.name), []).append(c)
         found = self.by_name.get(name, [])
         if len(found) != 1:
             why = "no registered class has that name" if not found else "several registered classes have it"
@@ -308,7 +292,7 @@ class _Reader:
         """A new object from its JSON object: values stored as PyEcore's setters would
         leave them on a new object (`fastpath`), references kept for `document`."""
         if type(item) is not dict:
-            raise self.fail(f"expected an object, found {_kind(item)}", path)
+            raise self.fail(f"expected an object, found {kind_of(item)}", path)
         if "$ref" in item:
             message = "a containment proxy (an object given by $ref) is not supported; give the object"
             raise self.fail(message, path, "unsupported")
@@ -375,7 +359,7 @@ class _Reader:
         if isinstance(ident, int) and not isinstance(ident, bool):
             ident = str(ident)
         if not isinstance(ident, str) or not ident:
-            raise self.fail(f"an id must be a string, not {_kind(ident)}", path)
+            raise self.fail(f"an id must be a string, not {kind_of(ident)}", path)
         if ident in self.by_id:
             raise self.fail(f"id {ident!r} is used twice", path)
         self.by_id[ident] = obj
@@ -383,7 +367,7 @@ class _Reader:
 
     def reference(self, value: Any, path: Path_) -> tuple[str, Any, Path_]:
         if type(value) is not dict or type(value.get("$ref")) is not str:
-            raise self.fail(f'expected a reference {{"$ref": …}}, found {_kind(value)}', path)
+            raise self.fail(f'expected a reference {{"$ref": …}}, found {kind_of(value)}', path)
         eclass = self.eclass(value["eClass"], (*path, "eClass")) if "eClass" in value else None
         return value["$ref"], eclass, path
 
@@ -577,17 +561,3 @@ def _date(text: str) -> Any:
         return _NOT_READ
     value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float | Decimal):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
