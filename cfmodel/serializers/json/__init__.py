@@ -4,7 +4,11 @@
 Input (write): instance roots and `JsonOptions`. Output: one UTF-8 JSON file, replaced
 atomically, byte-identical for the same model and options: emfjson-jackson's format
 (`writer`), or with ``dialect="cfmodel-instances"`` cfmodel's own format of earlier
-versions (`legacy`).
+versions (`legacy`). References to objects of other documents (read into a resource set,
+or written in the same `write_all` call) and to proxies are written as emfjson-jackson
+writes them, ``{"eClass": …, "$ref": "other.json#id"}``, relative to the document's file
+(as the XMI writer's ``href``s); `write_all` writes a set of documents referring to each
+other as one atomic set.
 
 Input (read): a JSON file and the caller's `ResourceSet` (its metamodels). Output: a
 `Document`. The dialect is detected: cfmodel's own format by its header, anything else
@@ -17,17 +21,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from pyecore.ecore import EObject
 from pyecore.resources import ResourceSet
 
-from cfmodel.serializers import atomic
-from cfmodel.serializers.base import Document
+from cfmodel.serializers import atomic, canonical, crossrefs
+from cfmodel.serializers.base import Document, ids_from
 from cfmodel.serializers.json import legacy, reader, writer
 from cfmodel.serializers.json.options import DIALECTS, EMFJSON, LEGACY, JsonOptions
-from cfmodel.serializers.xmi.documents import existing
+from cfmodel.serializers.xmi.documents import checked_name, existing
 
 __all__ = [
     "DIALECTS",
@@ -37,26 +41,80 @@ __all__ = [
     "from_bytes",
     "read",
     "read_all",
+    "set_to_bytes",
     "to_bytes",
     "write",
+    "write_all",
 ]
 
 
 def write(target: Path | str, roots: Sequence[EObject], options: JsonOptions | None = None) -> None:
-    """Validate the model and write it to `target` atomically.
+    """Validate the model and write it to `target` atomically; objects of other documents
+    it refers to are written as ``$ref``s relative to `target` (see `writer`).
 
     Raises:
         CfSerializationError: the model breaks its metamodel (every problem as a note).
     """
-    atomic.write_bytes(target, to_bytes(roots, options))
+    atomic.write_bytes(target, to_bytes(roots, options, location=target))
 
 
-def to_bytes(roots: Sequence[EObject], options: JsonOptions | None = None) -> bytes:
-    """The document's bytes in the dialect the options name (emfjson-jackson's by default)."""
+def to_bytes(
+    roots: Sequence[EObject],
+    options: JsonOptions | None = None,
+    *,
+    location: Path | str | None = None,
+    hrefs: crossrefs.Hrefs | None = None,
+) -> bytes:
+    """The document's bytes in the dialect the options name (emfjson-jackson's by default).
+    `location`: where it will be (``$ref``s to other documents are relative to it; None:
+    absolute ``file:`` URIs); `hrefs`: names objects of other documents (default
+    `crossrefs.Hrefs(location)`). cfmodel's own dialect holds one document only."""
     opts = options or JsonOptions()
     if opts.dialect == LEGACY:
         return legacy.to_bytes(roots, opts)
-    return writer.to_bytes(roots, opts)
+    return writer.to_bytes(roots, opts, location=location, hrefs=hrefs)
+
+
+def set_to_bytes(
+    directory: Path | str, documents: Mapping[str, Sequence[EObject]], options: JsonOptions | None = None
+) -> dict[str, bytes]:
+    """The bytes of each document (``{relative name: roots}``, to be written into
+    `directory`): a reference from one to another's object is ``{"eClass": …, "$ref":
+    "b.json#id"}`` relative to the referring document, the object named as its own
+    document names it (id, iD attribute value, position: `writer.EmfNames`), as
+    `xmi.set_to_bytes` writes ``href``s. Objects of documents read before, and proxies,
+    keep their names (`crossrefs.Hrefs`).
+
+    Raises:
+        CfSerializationError: a name leaves the directory, or a document breaks its
+            metamodel (`to_bytes`).
+    """
+    opts = options or JsonOptions()
+    base = Path(os.path.abspath(directory))
+    placed: dict[int, tuple[Path, writer.EmfNames]] = {}
+    paths: dict[str, Path] = {}
+    for name, roots in documents.items():
+        path = paths[name] = checked_name(base, name)
+        roots = list(roots)
+        names = writer.EmfNames(roots, ids_from(opts.id_of, canonical.contents(roots)))
+        for root in roots:
+            placed[id(root)] = (path, names)
+    return {
+        name: to_bytes(roots, opts, location=paths[name], hrefs=crossrefs.Hrefs(paths[name], placed))
+        for name, roots in documents.items()
+    }
+
+
+def write_all(
+    directory: Path | str, documents: Mapping[str, Sequence[EObject]], options: JsonOptions | None = None
+) -> list[Path]:
+    """Write the documents (``{relative name: roots}``) into `directory` as one atomic set
+    (all new files or all old ones); the paths written, in order.
+
+    Raises:
+        CfSerializationError: as `set_to_bytes`; ``io`` when the files cannot be written.
+    """
+    return atomic.write_files(directory, set_to_bytes(directory, documents, options))
 
 
 def read(source: Path | str, resource_set: ResourceSet, options: JsonOptions | None = None) -> Document:

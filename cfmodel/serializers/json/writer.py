@@ -12,20 +12,28 @@ contained object whose class is not exactly its feature's type; the id under
 then every set persistent feature in EMF's order (supertypes first): attributes as JSON
 values, many-valued features as arrays, containment values nested, other references as
 ``{"eClass": …, "$ref": <id, else iD attribute value, else EMF's positional fragment>}``
-(`EmfNames`: emfjson-jackson's ``getURIFragment``). Unset features (EMF's
-defaults) are left out, as are container references (implied by nesting).
+(`EmfNames`: emfjson-jackson's ``getURIFragment``); a target in another document as
+``{"eClass": …, "$ref": "<its document, relative to this one>#<its fragment>"}`` and a
+proxy by the URI it keeps (`crossrefs.Hrefs`, as the XMI writer's ``href``s: the
+fragment as that document names the object, its id, iD attribute value or position).
+Unset features (EMF's defaults) are left out, as are container references (implied by
+nesting). A proxy as a contained object is refused (``unsupported``: the reader does not
+take one either).
 
 One pass with an explicit stack writes the document from functions generated per class
 (`members`). The first pass is checked (the generated functions make `validate`'s
 checks); at the first doubt the writer hands over to `validate`, which reports every
-problem or finds none, and the unchecked functions write the document. The cyclic
-garbage collector is paused meanwhile.
+problem or finds none, and the unchecked functions write the document; targets in other
+documents and proxies are such doubts (the checked functions take only the document's
+own objects), named for the unchecked pass before it writes. The cyclic garbage
+collector is paused meanwhile.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pyecore.ecore import EAttribute, EObject
@@ -33,7 +41,7 @@ from pyecore.ecore import EAttribute, EObject
 from cfmodel.collector import gc_paused
 from cfmodel.errors import CfSerializationError, CfUsageError
 from cfmodel.metamodel.runtime import fastpath
-from cfmodel.serializers import canonical, linking, model, validate
+from cfmodel.serializers import canonical, crossrefs, linking, model, validate
 from cfmodel.serializers.base import ids_from
 from cfmodel.serializers.json.members import Layout, MembersFunction, RunFunction, key_text, members, quote
 from cfmodel.serializers.json.options import JsonOptions
@@ -59,14 +67,23 @@ def class_uri(eclass: Any) -> str:
     return f"{pkg.nsURI}#//{'/'.join(reversed(steps))}"
 
 
-def to_bytes(roots: Sequence[EObject], options: JsonOptions | None = None) -> bytes:
-    """The document's bytes.
+def to_bytes(
+    roots: Sequence[EObject],
+    options: JsonOptions | None = None,
+    *,
+    location: Path | str | None = None,
+    hrefs: Callable[[EObject], str | None] | None = None,
+) -> bytes:
+    """The document's bytes. `location`: where it will be (references to other documents
+    are relative to it; None: absolute); `hrefs`: names objects of other documents
+    (default `crossrefs.Hrefs(location)`: documents a reader read, and proxies).
 
     Raises:
         CfUsageError: the id key is empty or one of emfjson's own keys.
         CfSerializationError: the model breaks its metamodel (``invalid-model``, every
-            problem as a note), or the ids' key is the name of a feature of a named
-            object's class (``unsupported``).
+            problem as a note, a target in no document among them), the ids' key is
+            the name of a feature of a named object's class, or a contained object is a
+            proxy (``unsupported``).
     """
     opts = options or JsonOptions()
     if opts.id_key in ("", "eClass", "$ref"):
@@ -80,7 +97,10 @@ def to_bytes(roots: Sequence[EObject], options: JsonOptions | None = None) -> by
         writer = Writer(roots, ids, objects, cache, opts)
         text = None if validate.id_problems(ids) else writer.document(checked=True)
         if text is None:
-            validate.check_objects(objects, ids, cache)
+            outside: list[EObject] = []
+            elsewhere = hrefs or crossrefs.Hrefs(location)
+            validate.check_objects(objects, ids, cache, elsewhere=elsewhere, outside=outside)
+            writer.name_outside(outside, elsewhere)
             text = writer.document(checked=False)
         assert text is not None
         return text.encode("utf-8")
@@ -107,6 +127,26 @@ class Writer:
         self.eclass_members: dict[type, str] = {}
         self.plans: dict[type, tuple[MembersFunction, RunFunction | None, bool]] = {}
         self.layouts: list[Layout] = []
+
+    def name_outside(self, outside: list[EObject], elsewhere: Callable[[EObject], str | None]) -> None:
+        """Name the targets `outside` the document (other documents' objects, proxies;
+        `validate` found a name for each) for the unchecked functions: their ``$ref`` and
+        their class's ``eClass`` member. A proxy contained in the document is refused."""
+        for obj in self.objects:
+            if crossrefs.proxy_uri(obj) is not None:
+                container = obj.eContainer()
+                where = f" in {container.eClass.name}" if isinstance(container, EObject) else ""
+                message = (
+                    f"a proxy ({crossrefs.proxy_uri(obj)}) is contained{where}: emfjson's JSON holds"
+                    " contained objects themselves, not references to them; resolve it first"
+                )
+                raise CfSerializationError(message, code="unsupported")
+        for obj in outside:
+            uri = elsewhere(obj)
+            assert uri is not None  # validate refused targets nothing names
+            self.names.cache[id(obj)] = uri
+            if type(obj) not in self.eclass_members:
+                self.eclass_members[type(obj)] = key_text("eClass") + quote(class_uri(obj.eClass))
 
     def layout(self, depth: int) -> Layout:
         while len(self.layouts) <= depth:

@@ -153,7 +153,7 @@ def _target(
     return found
 
 
-def _checked_name(directory: Path, name: str) -> Path:
+def checked_name(directory: Path, name: str) -> Path:
     """`name` must stay inside the directory: relative, no ``..``."""
     pure = PurePosixPath(name)
     if pure.is_absolute() or ".." in pure.parts or not pure.parts or "\\" in name:
@@ -180,7 +180,7 @@ def set_to_bytes(
     placed: dict[int, tuple[Path, Any]] = {}
     paths: dict[str, Path] = {}
     for name, roots in documents.items():
-        path = paths[name] = _checked_name(base, name)
+        path = paths[name] = checked_name(base, name)
         roots = list(roots)
         objects = canonical.contents(roots)
         ids = ids_from(opts.id_of, objects) if opts.id_of is not None else read_ids(roots, objects)
