@@ -31,7 +31,7 @@ from cfmodel.serializers import atomic, canonical, crossrefs
 from cfmodel.serializers.base import Document, ids_from
 from cfmodel.serializers.json import legacy, reader, writer
 from cfmodel.serializers.json.options import DIALECTS, EMFJSON, LEGACY, JsonOptions
-from cfmodel.serializers.xmi.documents import checked_name, existing
+from cfmodel.serializers.xmi.documents import existing, placed_documents
 
 __all__ = [
     "DIALECTS",
@@ -90,18 +90,13 @@ def set_to_bytes(
             metamodel (`to_bytes`).
     """
     opts = options or JsonOptions()
-    base = Path(os.path.abspath(directory))
-    placed: dict[int, tuple[Path, writer.EmfNames]] = {}
-    paths: dict[str, Path] = {}
-    for name, roots in documents.items():
-        path = paths[name] = checked_name(base, name)
-        roots = list(roots)
-        names = writer.EmfNames(roots, ids_from(opts.id_of, canonical.contents(roots)))
-        for root in roots:
-            placed[id(root)] = (path, names)
+
+    def names_of(roots: list[EObject]) -> writer.EmfNames:
+        return writer.EmfNames(roots, ids_from(opts.id_of, canonical.contents(roots)))
+
     return {
-        name: to_bytes(roots, opts, location=paths[name], hrefs=crossrefs.Hrefs(paths[name], placed))
-        for name, roots in documents.items()
+        name: to_bytes(roots, opts, location=path, hrefs=hrefs)
+        for name, (roots, path, hrefs) in placed_documents(directory, documents, names_of).items()
     }
 
 

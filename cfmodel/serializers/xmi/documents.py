@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -153,7 +153,7 @@ def _target(
     return found
 
 
-def checked_name(directory: Path, name: str) -> Path:
+def _checked_name(directory: Path, name: str) -> Path:
     """`name` must stay inside the directory: relative, no ``..``."""
     pure = PurePosixPath(name)
     if pure.is_absolute() or ".." in pure.parts or not pure.parts or "\\" in name:
@@ -163,6 +163,32 @@ def checked_name(directory: Path, name: str) -> Path:
             code="io",
         )
     return directory / pure
+
+
+def placed_documents(
+    directory: Path | str,
+    documents: Mapping[str, Sequence[EObject]],
+    names_of: Callable[[list[EObject]], Callable[[EObject], str]],
+) -> dict[str, tuple[list[EObject], Path, crossrefs.Hrefs]]:
+    """Each document of a set to be written into `directory` (``{relative name: roots}``):
+    its roots, its path (`_checked_name`), and the `crossrefs.Hrefs` that names the other
+    documents' objects relative to it, each as its own document names it (`names_of`,
+    made once per document: the format's way of naming objects).
+
+    Raises:
+        CfSerializationError: a name leaves the directory.
+    """
+    base = Path(os.path.abspath(directory))
+    placed: dict[int, tuple[Path, Any]] = {}
+    planned: dict[str, tuple[list[EObject], Path]] = {}
+    for name, given in documents.items():
+        roots = list(given)
+        path = _checked_name(base, name)
+        planned[name] = (roots, path)
+        names = names_of(roots)
+        for root in roots:
+            placed[id(root)] = (path, names)
+    return {name: (roots, path, crossrefs.Hrefs(path, placed)) for name, (roots, path) in planned.items()}
 
 
 def set_to_bytes(
@@ -176,20 +202,15 @@ def set_to_bytes(
             metamodel (`xmi.to_bytes`).
     """
     opts = options or XmiOptions()
-    base = Path(os.path.abspath(directory))
-    placed: dict[int, tuple[Path, Any]] = {}
-    paths: dict[str, Path] = {}
-    for name, roots in documents.items():
-        path = paths[name] = checked_name(base, name)
-        roots = list(roots)
+
+    def names_of(roots: list[EObject]) -> linking.Fragments:
         objects = canonical.contents(roots)
         ids = ids_from(opts.id_of, objects) if opts.id_of is not None else read_ids(roots, objects)
-        names = linking.Fragments(roots, ids)
-        for root in roots:
-            placed[id(root)] = (path, names)
+        return linking.Fragments(roots, ids)
+
     return {
-        name: to_bytes(roots, opts, location=paths[name], hrefs=crossrefs.Hrefs(paths[name], placed))
-        for name, roots in documents.items()
+        name: to_bytes(roots, opts, location=path, hrefs=hrefs)
+        for name, (roots, path, hrefs) in placed_documents(directory, documents, names_of).items()
     }
 
 
